@@ -1,0 +1,122 @@
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../report/report.h"
+#include "commands.h"
+#include "input.h"
+#include "setup.h"
+
+#ifndef NCCLOG_VERSION
+#define NCCLOG_VERSION "0.0.0"
+#endif
+
+static const char usage[] =
+	"usage: ncclog analyze [OPTIONS] [FILE...]\n"
+	"Reads NCCL_DEBUG logs (one file per rank, per node, or interleaved) and reports\n"
+	"diagnoses with evidence and fixes, then a job summary. No FILE or \"-\": standard input.\n"
+	"\n"
+	"  -f, --format FMT     text (default), json or markdown\n"
+	"      --color WHEN     auto (default), always or never; NO_COLOR is honoured\n"
+	"      --rules PATH     extra rule file or directory (repeatable)\n"
+	"  -h, --help           this help\n"
+	"\n"
+	"exit status: 0 no error finding, 1 at least one error finding,\n"
+	"             2 bad usage, unreadable input or invalid rule file\n";
+
+int cmd_analyze(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "color", required_argument, NULL, 'c' },
+		{ "colour", required_argument, NULL, 'c' },
+		{ "rules", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	report_opts ro = { FMT_TEXT, false, NCCLOG_VERSION };
+	enum color_mode cm = COLOR_AUTO;
+	char **extra = xcalloc((size_t)argc, sizeof *extra);
+	size_t nextra = 0;
+	int c, status = 0;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "text") == 0)
+				ro.format = FMT_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				ro.format = FMT_JSON;
+			else if (strcmp(optarg, "markdown") == 0 || strcmp(optarg, "md") == 0)
+				ro.format = FMT_MARKDOWN;
+			else {
+				cli_error("analyze: unknown format '%s' (text, json or markdown)", optarg);
+				free(extra);
+				return 2;
+			}
+			break;
+		case 'c':
+			if (!color_parse(optarg, &cm)) {
+				cli_error("analyze: --color takes auto, always or never");
+				free(extra);
+				return 2;
+			}
+			break;
+		case 'r':
+			extra[nextra++] = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			free(extra);
+			return 0;
+		default:
+			if (optopt)
+				cli_error("analyze: option -%c needs a value or is unknown (see ncclog analyze --help)", optopt);
+			else
+				cli_error("analyze: unknown option '%s' (see ncclog analyze --help)", argv[optind - 1]);
+			free(extra);
+			return 2;
+		}
+	}
+	ro.color = ro.format == FMT_TEXT && color_enabled(cm, STDOUT_FILENO);
+	setup s;
+	strbuf err = { 0 };
+	if (setup_load(&s, extra, nextra, &err) != 0) {
+		cli_error("%s", err.p);
+		sb_free(&err);
+		setup_free(&s);
+		free(extra);
+		return 2;
+	}
+	model m;
+	model_init(&m, &s.cat);
+	int nfiles = argc - optind;
+	for (int i = 0; i < (nfiles ? nfiles : 1); i++) {
+		const char *path = nfiles ? argv[optind + i] : "-";
+		sb_clear(&err);
+		if (input_read(path, &m, &s.rs, &err) != 0) {
+			cli_error("%s", err.p);
+			status = 2;
+		}
+	}
+	if (s.rs.notes.n)
+		fprintf(stderr, "ncclog: %s", s.rs.notes.p);
+	model_check(&m);
+	findings_sort(&m.fs);
+	if (report_write(stdout, &m, &ro) != 0 || fflush(stdout) != 0) {
+		cli_error("cannot write the report");
+		status = 2;
+	}
+	if (status == 0)
+		for (size_t i = 0; i < m.fs.n; i++)
+			if (m.fs.v[i].severity == SEV_ERROR)
+				status = 1;
+	model_free(&m);
+	setup_free(&s);
+	sb_free(&err);
+	free(extra);
+	return status;
+}

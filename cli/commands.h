@@ -1,0 +1,19 @@
+/* The subcommands. Each returns the process exit status: 0 success, 1 an
+ * error finding, 2 bad usage or unreadable input. */
+#ifndef NCCLOG_COMMANDS_H
+#define NCCLOG_COMMANDS_H
+
+#include <stdbool.h>
+
+int cmd_analyze(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+
+/* Shared option handling. */
+enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
+bool color_parse(const char *s, enum color_mode *out);
+/* Colour for a stream: never under NO_COLOR (unless forced), auto on a tty. */
+bool color_enabled(enum color_mode mode, int fd);
+/* Prints "ncclog: msg" to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,86 @@
+/* ncclog: reads NCCL_DEBUG logs of distributed GPU jobs and says what is
+ * wrong and what to do about it. */
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+
+#ifndef NCCLOG_VERSION
+#define NCCLOG_VERSION "0.0.0"
+#endif
+
+static const char usage[] =
+	"usage: ncclog COMMAND [OPTIONS] [FILE...]\n"
+	"\n"
+	"commands:\n"
+	"  analyze [FILE...]   diagnose the logs (standard input when no FILE or \"-\")\n"
+	"  explain ID          the long text of one finding id (--list: all ids)\n"
+	"\n"
+	"  ncclog COMMAND --help   options of a command\n"
+	"  ncclog --version        version and the NCCL log formats it knows\n";
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("ncclog: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+bool color_parse(const char *s, enum color_mode *out)
+{
+	if (strcmp(s, "auto") == 0)
+		*out = COLOR_AUTO;
+	else if (strcmp(s, "always") == 0)
+		*out = COLOR_ALWAYS;
+	else if (strcmp(s, "never") == 0)
+		*out = COLOR_NEVER;
+	else
+		return false;
+	return true;
+}
+
+bool color_enabled(enum color_mode mode, int fd)
+{
+	if (mode == COLOR_ALWAYS)
+		return true;
+	if (mode == COLOR_NEVER)
+		return false;
+	const char *nc = getenv("NO_COLOR");
+	if (nc && *nc)
+		return false;
+	const char *term = getenv("TERM");
+	return isatty(fd) && !(term && strcmp(term, "dumb") == 0);
+}
+
+int main(int argc, char **argv)
+{
+	/* LC_CTYPE only: number formatting (cJSON) stays "C". */
+	setlocale(LC_CTYPE, "");
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+		printf("ncclog %s\nknows the NCCL log formats of NCCL 2.3 to 2.30 "
+		       "(pre-2.3 lines without the NCCL token included)\n", NCCLOG_VERSION);
+		return 0;
+	}
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "analyze") == 0)
+		return cmd_analyze(argc - 1, argv + 1);
+	if (strcmp(cmd, "explain") == 0)
+		return cmd_explain(argc - 1, argv + 1);
+	cli_error("unknown command '%s' (try: ncclog --help)", cmd);
+	return 2;
+}

@@ -1,0 +1,736 @@
+#include "model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define X(e, s) s,
+const char *const model_tag_names[] = { MODEL_TAGS(X) NULL };
+#undef X
+
+/* Format tells: line shapes that only some NCCL versions print. */
+enum {
+	FMT_BOOT_SPACE = 1,   /* "Bootstrap : Using" (<= 2.23) */
+	FMT_BOOT_NOSPACE = 2, /* "Bootstrap: Using" (2.24+) */
+	FMT_WARN_TS = 4,      /* timestamped WARN (2.26.2+) */
+	FMT_WARN_FUNC = 8,    /* WARN with (func) (2.30.7) */
+};
+
+const char *phase_name(enum phase p)
+{
+	static const char *names[] = { "started", "bootstrap", "init-start", "topology",
+				       "channel-connect", "connected", "init-complete", "running" };
+	return names[p];
+}
+
+void model_init(model *m, const catalog *cat)
+{
+	*m = (model){ 0 };
+	m->cat = cat;
+	intern_init(&m->str);
+	m->cur_proc = -1;
+}
+
+static void evref_free(evref *e)
+{
+	free(e->text);
+	e->text = NULL;
+}
+
+void model_free(model *m)
+{
+	for (size_t i = 0; i < m->nin; i++)
+		free(m->in[i].name);
+	free(m->in);
+	for (size_t i = 0; i < m->nprocs; i++) {
+		proc *p = &m->procs[i];
+		evref *evs[] = { &p->ev_boot, &p->ev_socket, &p->ev_init, &p->ev_version,
+				 &p->ev_net, &p->ev_warn, &p->ev_last_phase };
+		for (size_t k = 0; k < sizeof evs / sizeof evs[0]; k++)
+			evref_free(evs[k]);
+	}
+	free(m->procs);
+	for (size_t i = 0; i < m->ncomms; i++) {
+		intset_free(&m->comms[i].seen);
+		intset_free(&m->comms[i].done);
+		free(m->comms[i].rank_proc);
+	}
+	free(m->comms);
+	for (size_t i = 0; i < m->nwd; i++)
+		evref_free(&m->wd[i].ev);
+	free(m->wd);
+	for (size_t i = 0; i < m->nenv; i++)
+		evref_free(&m->env[i].ev);
+	free(m->env);
+	free(m->streams);
+	findings_free(&m->fs);
+	intern_free(&m->str);
+	*m = (model){ 0 };
+}
+
+/* "rank3.log", "log.rank-12.txt": the rank a per-rank file name gives. */
+static int rank_from_name(const char *name)
+{
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	for (const char *p = base; (p = strstr(p, "rank"));) {
+		p += 4;
+		while (*p == '-' || *p == '_' || *p == '.')
+			p++;
+		if (*p >= '0' && *p <= '9')
+			return atoi(p);
+	}
+	return -1;
+}
+
+int model_add_input(model *m, const char *name)
+{
+	grow(&m->in, &m->incap, m->nin, sizeof *m->in);
+	input *in = &m->in[m->nin];
+	*in = (input){ 0 };
+	in->name = xstrdup(name);
+	in->frank = rank_from_name(name);
+	return (int)m->nin++;
+}
+
+static void evref_set(evref *e, int file, uint64_t line, slice text)
+{
+	if (e->text)
+		return;
+	e->file = file;
+	e->line = line;
+	e->text = xstrndup(text.p, text.n < 512 ? text.n : 512);
+}
+
+static int proc_new(model *m, int host, long pid, int file)
+{
+	grow(&m->procs, &m->proccap, m->nprocs, sizeof *m->procs);
+	proc *p = &m->procs[m->nprocs];
+	*p = (proc){ 0 };
+	p->host = host;
+	p->pid = pid;
+	p->file = file;
+	p->lrank = p->frank = p->dev = p->rank = p->comm = p->busid = -1;
+	p->version = p->version_short = p->net = -1;
+	p->boot.name = p->oob.name = -1;
+	p->frank = m->in[file].frank;
+	return (int)m->nprocs++;
+}
+
+static int proc_find(model *m, int host, long pid)
+{
+	/* newest first: the process of the last lines is the likely one */
+	for (size_t i = m->nprocs; i-- > 0;)
+		if (m->procs[i].host == host && m->procs[i].pid == pid)
+			return (int)i;
+	return -1;
+}
+
+static stream *stream_find(model *m, int file, int tag)
+{
+	for (size_t i = m->nstreams; i-- > 0;)
+		if (m->streams[i].file == file && m->streams[i].tag == tag)
+			return &m->streams[i];
+	return NULL;
+}
+
+static void stream_set(model *m, int file, int tag, int pi)
+{
+	stream *s = stream_find(m, file, tag);
+	if (!s) {
+		grow(&m->streams, &m->streamcap, m->nstreams, sizeof *m->streams);
+		s = &m->streams[m->nstreams++];
+		s->file = file;
+		s->tag = tag;
+	}
+	s->proc = pi;
+}
+
+/* The process a record belongs to. */
+static int resolve_proc(model *m, int file, const record *r)
+{
+	int tag = intern_get(&m->str, r->ln.tag);
+	if (r->nccl) {
+		int host = intern_get(&m->str, r->host);
+		int p = proc_find(m, host, r->pid);
+		if (p < 0)
+			p = proc_new(m, host, r->pid, file);
+		stream_set(m, file, tag, p);
+		stream_set(m, file, -1, p);
+		return p;
+	}
+	stream *s = stream_find(m, file, tag);
+	if (s)
+		return s->proc;
+	/* "[rank3]:" lines: the process of that rank in the same file */
+	int only = -1, nreal = 0;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const proc *q = &m->procs[i];
+		if (q->file != file || q->pid < 0)
+			continue;
+		if (r->ln.rank >= 0 && (q->lrank == r->ln.rank || q->rank == r->ln.rank))
+			return (int)i;
+		only = (int)i;
+		nreal++;
+	}
+	/* a per-rank file: its one process */
+	if (nreal == 1 && (r->ln.rank < 0 || m->procs[only].lrank < 0))
+		return only;
+	if (!r->ln.tag.n && (s = stream_find(m, file, -1)))
+		return s->proc;
+	int host = r->ln.host.n ? intern_get(&m->str, r->ln.host) : -1;
+	int p = proc_new(m, host, -1, file);
+	stream_set(m, file, tag, p);
+	if (!r->ln.tag.n)
+		stream_set(m, file, -1, p);
+	return p;
+}
+
+void model_record(model *m, int file, uint64_t lineno, const record *r)
+{
+	int pi = resolve_proc(m, file, r);
+	proc *p = &m->procs[pi];
+	m->cur_file = file;
+	m->cur_line = lineno;
+	m->cur_proc = pi;
+	m->cur = r;
+	m->cur_text = r->text;
+	if (r->ln.rank >= 0 && p->lrank < 0)
+		p->lrank = r->ln.rank;
+	if (r->nccl && r->dev >= 0 && p->dev < 0)
+		p->dev = r->dev;
+	if (r->legacy)
+		p->old_format = true;
+	if (r->level == LV_WARN) {
+		if (r->ts.n)
+			p->fmt |= FMT_WARN_TS;
+		if (r->func.n)
+			p->fmt |= FMT_WARN_FUNC;
+		p->warned = true;
+		if (!p->ev_warn.text)
+			p->warn_time = r->time;
+		evref_set(&p->ev_warn, file, lineno, r->text);
+	}
+	p->nlines++;
+	p->last_line = lineno;
+	p->last_file = file;
+	if (r->time > 0) {
+		if (p->first_time == 0)
+			p->first_time = r->time;
+		p->last_time = r->time;
+	}
+}
+
+/* ---- tag handlers ---- */
+
+static long cap_long(const match *mt, const char *name, long dflt)
+{
+	long v;
+	slice s = match_get(mt, name);
+	if (s.n > 2 && s.p[0] == '0' && (s.p[1] == 'x' || s.p[1] == 'X'))
+		return strtol(xstrndup(s.p, 0), NULL, 16) * 0 + dflt; /* hex is never a count here */
+	return slice_to_long(s, &v) ? v : dflt;
+}
+
+static int cap_str(model *m, const match *mt, const char *name)
+{
+	slice s = match_get(mt, name);
+	return s.n ? intern_get(&m->str, s) : -1;
+}
+
+static comm *comm_get(model *m, int key, int nranks)
+{
+	for (size_t i = 0; i < m->ncomms; i++)
+		if (m->comms[i].key == key)
+			return &m->comms[i];
+	grow(&m->comms, &m->commcap, m->ncomms, sizeof *m->comms);
+	comm *c = &m->comms[m->ncomms++];
+	*c = (comm){ 0 };
+	c->key = key;
+	c->nranks = nranks;
+	c->rank_cap = nranks > 0 && nranks < 65536 ? nranks : 0;
+	c->rank_proc = xmalloc((size_t)(c->rank_cap ? c->rank_cap : 1) * sizeof(int));
+	for (int i = 0; i < c->rank_cap; i++)
+		c->rank_proc[i] = -1;
+	return c;
+}
+
+static void phase_at_least(model *m, proc *p, enum phase ph)
+{
+	if (p->phase < ph) {
+		p->phase = ph;
+		evref_free(&p->ev_last_phase);
+		evref_set(&p->ev_last_phase, m->cur_file, m->cur_line, m->cur_text);
+	}
+}
+
+static void on_comm_init(model *m, proc *p, int pi, const match *mt)
+{
+	long rank = cap_long(mt, "rank", -1), nranks = cap_long(mt, "nranks", -1);
+	if (rank < 0 || nranks <= 0 || rank >= nranks || nranks > (1 << 24))
+		return;
+	slice commid = match_get(mt, "commid");
+	char key[32];
+	int k;
+	if (commid.n) {
+		k = intern_get(&m->str, commid);
+	} else {
+		snprintf(key, sizeof key, "n%ld", nranks);
+		k = intern_get(&m->str, slice_from(key));
+	}
+	comm *c = comm_get(m, k, (int)nranks);
+	intset_add(&c->seen, (int)rank);
+	if (rank < c->rank_cap)
+		c->rank_proc[rank] = pi;
+	slice state = match_get(mt, "state");
+	bool complete = slice_eq_str(state, "COMPLETE");
+	if (complete)
+		intset_add(&c->done, (int)rank);
+	if (nranks >= p->nranks) {
+		p->rank = (int)rank;
+		p->nranks = (int)nranks;
+		p->comm = (int)(c - m->comms);
+		int b = cap_str(m, mt, "busid");
+		if (b >= 0)
+			p->busid = b;
+		long dev = cap_long(mt, "dev", -1);
+		if (dev >= 0)
+			p->dev = (int)dev;
+	}
+	if (slice_eq_str(state, "START") || complete)
+		p->init_started = true;
+	evref_set(&p->ev_init, m->cur_file, m->cur_line, m->cur_text);
+	if (complete) {
+		p->init_done = true;
+		phase_at_least(m, p, PH_COMPLETE);
+	} else {
+		phase_at_least(m, p, PH_INIT_START);
+	}
+}
+
+/* Parses "eth0:10.0.0.5<0>" lists ("[0]ib0:... [1]eth0:..."); returns the count. */
+static int parse_iflist(model *m, slice s, iface *out, int max)
+{
+	int n = 0;
+	size_t i = 0;
+	while (i < s.n && n < max) {
+		while (i < s.n && (s.p[i] == ' ' || s.p[i] == ';'))
+			i++;
+		if (i < s.n && s.p[i] == '[') {
+			while (i < s.n && s.p[i] != ']')
+				i++;
+			i++;
+		}
+		size_t st = i;
+		while (i < s.n && s.p[i] != ':' && s.p[i] != ' ')
+			i++;
+		if (i >= s.n || s.p[i] != ':')
+			break;
+		slice name = { s.p + st, i - st };
+		size_t as = ++i;
+		while (i < s.n && s.p[i] != '<' && s.p[i] != ' ')
+			i++;
+		slice addr = { s.p + as, i - as };
+		while (i < s.n && s.p[i] != ' ')
+			i++;
+		if (!name.n || !addr.n)
+			continue;
+		out[n].name = intern_get(&m->str, name);
+		out[n].addr = intern_get(&m->str, addr);
+		n++;
+	}
+	return n;
+}
+
+static void add_socket_iface(proc *p, iface f)
+{
+	for (int i = 0; i < p->nsocket; i++)
+		if (p->socket[i].name == f.name)
+			return;
+	if (p->nsocket < (int)(sizeof p->socket / sizeof p->socket[0]))
+		p->socket[p->nsocket++] = f;
+}
+
+static void on_transport(proc *p, slice via)
+{
+	static const struct { const char *s; unsigned bit; } map[] = {
+		{ "P2P", TR_P2P }, { "SHM", TR_SHM }, { "shared memory", TR_SHM },
+		{ "NET/IB", TR_NET_IB }, { "NET/Socket", TR_NET_SOCKET }, { "GDRDMA", TR_GDR },
+		{ "CollNet", TR_COLLNET }, { "NVLS", TR_NVLS },
+	};
+	unsigned bits = 0;
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (slice_find(via, map[i].s, strlen(map[i].s)) >= 0)
+			bits |= map[i].bit;
+	if (slice_find(via, "NET/", 4) >= 0 && !(bits & (TR_NET_IB | TR_NET_SOCKET)))
+		bits |= TR_NET_OTHER;
+	p->transports |= bits;
+}
+
+static void on_version(model *m, proc *p, const match *mt)
+{
+	slice v = match_get(mt, "version");
+	if (!v.n)
+		return;
+	size_t n = 0;
+	while (n < v.n && ((v.p[n] >= '0' && v.p[n] <= '9') || v.p[n] == '.'))
+		n++;
+	/* keep only MAJOR.MINOR.PATCH: "2.12.12.MSCCL.0.7.3" has more dots */
+	size_t dots = 0, k = 0;
+	for (; k < n; k++)
+		if (v.p[k] == '.' && ++dots == 3)
+			break;
+	slice shortv = { v.p, k };
+	if (p->version < 0 || (p->version >= 0 && memchr(v.p, '+', v.n)))
+		p->version = intern_get(&m->str, v);
+	p->version_short = intern_get(&m->str, shortv);
+	long at = slice_find(v, "+cuda", 5);
+	if (at >= 0) {
+		long maj = 0, min = 0;
+		const char *c = v.p + at + 5, *e = v.p + v.n;
+		while (c < e && *c >= '0' && *c <= '9')
+			maj = maj * 10 + (*c++ - '0');
+		if (c < e && *c == '.')
+			for (c++; c < e && *c >= '0' && *c <= '9';)
+				min = min * 10 + (*c++ - '0');
+		p->cuda_build = (int)(maj * 1000 + min * 10);
+	}
+	evref_set(&p->ev_version, m->cur_file, m->cur_line, m->cur_text);
+}
+
+static wdog *wdog_get(model *m, int pi, int pgrank)
+{
+	for (size_t i = 0; i < m->nwd; i++)
+		if (m->wd[i].proc == pi && m->wd[i].pgrank == pgrank)
+			return &m->wd[i];
+	grow(&m->wd, &m->wdcap, m->nwd, sizeof *m->wd);
+	wdog *w = &m->wd[m->nwd++];
+	*w = (wdog){ 0 };
+	w->proc = pi;
+	w->pgrank = pgrank;
+	w->seq = w->last_enq = w->last_done = -2;
+	w->op = -1;
+	return w;
+}
+
+static void on_env(model *m, proc *p, int pi, const match *mt)
+{
+	int var = cap_str(m, mt, "var"), val = cap_str(m, mt, "val");
+	if (var < 0)
+		return;
+	p->nenv++;
+	for (size_t i = 0; i < m->nenv; i++)
+		if (m->env[i].proc == pi && m->env[i].var == var)
+			return;
+	grow(&m->env, &m->envcap, m->nenv, sizeof *m->env);
+	envset *e = &m->env[m->nenv++];
+	*e = (envset){ var, val, pi, { 0 } };
+	evref_set(&e->ev, m->cur_file, m->cur_line, m->cur_text);
+}
+
+/* The ncclResult_t family: a code, a name or the error string. */
+static const struct result_id {
+	int code;
+	const char *name, *text, *id;
+} results[] = {
+	{ 1, "ncclUnhandledCudaError", "unhandled cuda error", "nccl-unhandled-cuda-error" },
+	{ 2, "ncclSystemError", "unhandled system error", "nccl-system-error" },
+	{ 3, "ncclInternalError", "internal error", "nccl-internal-error" },
+	{ 4, "ncclInvalidArgument", "invalid argument", "nccl-invalid-argument" },
+	{ 5, "ncclInvalidUsage", "invalid usage", "nccl-invalid-usage" },
+	{ 6, "ncclRemoteError", "remote process exited or there was a network error", "nccl-remote-error" },
+	{ 8, "ncclTimeout", "timeout", "nccl-timeout" },
+};
+
+static const struct result_id *result_lookup(const match *mt)
+{
+	long code = cap_long(mt, "code", -1);
+	slice name = match_get(mt, "name"), text = match_get(mt, "text");
+	for (size_t i = 0; i < sizeof results / sizeof results[0]; i++) {
+		if (code == results[i].code)
+			return &results[i];
+		if (name.n && slice_eq_str(name, results[i].name))
+			return &results[i];
+		if (text.n && slice_starts(text, results[i].text))
+			return &results[i];
+	}
+	return NULL;
+}
+
+static void on_result(model *m, proc *p, int pi, const match *mt)
+{
+	const struct result_id *r = result_lookup(mt);
+	if (!r)
+		return;
+	const catentry *ce = catalog_find(m->cat, r->id);
+	char msg[200];
+	snprintf(msg, sizeof msg, "NCCL call failed with %s (%d): %s", r->name, r->code, r->text);
+	finding *f = findings_get(&m->fs, r->id, NULL, ce ? ce->title : r->id,
+				  ce ? ce->severity : SEV_ERROR, msg, NULL, NULL);
+	/* Cite the WARN that explains the chain first. */
+	if (p->ev_warn.text && f->nev == 0)
+		findings_add_evidence(f, p->ev_warn.file, p->ev_warn.line, pi, slice_from(p->ev_warn.text));
+	findings_note(f, pi, m->cur ? m->cur->time : 0, m->cur_file, m->cur_line, m->cur_text);
+}
+
+static void on_finding(model *m, int pi, const match *mt)
+{
+	const rule *r = mt->r;
+	const catentry *ce = catalog_find(m->cat, r->finding);
+	strbuf msg = { 0 }, hint = { 0 }, key = { 0 };
+	if (r->message)
+		template_render(&msg, r->message, mt);
+	else
+		sb_adds(&msg, ce ? ce->title : r->title);
+	if (r->hint)
+		template_render(&hint, r->hint, mt);
+	if (r->fold)
+		template_render(&key, r->fold, mt);
+	finding *f = findings_get(&m->fs, r->finding, key.p, ce ? ce->title : r->title, r->severity,
+				  msg.p, hint.p, NULL);
+	findings_note(f, pi, m->cur ? m->cur->time : 0, m->cur_file, m->cur_line, m->cur_text);
+	sb_free(&msg);
+	sb_free(&hint);
+	sb_free(&key);
+}
+
+void model_match(model *m, const match *mt)
+{
+	int pi = m->cur_proc;
+	if (pi < 0)
+		return;
+	proc *p = &m->procs[pi];
+	if (mt->r->finding)
+		on_finding(m, pi, mt);
+	switch ((enum model_tag)mt->r->tag) {
+	case TAG_VERSION:
+		on_version(m, p, mt);
+		break;
+	case TAG_DRIVER:
+		p->driver = cap_long(mt, "driver", 0);
+		break;
+	case TAG_COMM_INIT:
+		on_comm_init(m, p, pi, mt);
+		break;
+	case TAG_COMM_INFO: {
+		long nn = cap_long(mt, "nnodes", 0);
+		if (nn > p->nnodes)
+			p->nnodes = (int)nn;
+		if (p->rank < 0 || cap_long(mt, "nranks", 0) > p->nranks) {
+			long r = cap_long(mt, "rank", -1), n = cap_long(mt, "nranks", -1);
+			if (r >= 0 && n > r) {
+				p->rank = (int)r;
+				p->nranks = (int)n;
+			}
+		}
+		phase_at_least(m, p, PH_INIT_START);
+		break;
+	}
+	case TAG_TOPOLOGY:
+		phase_at_least(m, p, PH_TOPOLOGY);
+		break;
+	case TAG_CHANNEL:
+		on_transport(p, match_get(mt, "via"));
+		phase_at_least(m, p, PH_CONNECT);
+		break;
+	case TAG_CONNECTED:
+		phase_at_least(m, p, PH_CONNECTED);
+		break;
+	case TAG_COMM_END:
+		if (slice_eq_str(match_get(mt, "what"), "Abort"))
+			p->aborted = true;
+		else
+			p->destroyed = true;
+		break;
+	case TAG_ENV:
+		on_env(m, p, pi, mt);
+		break;
+	case TAG_BOOTSTRAP_IF: {
+		/* The first interface bootstraps; NCCL up to 2.7 lists every usable
+		 * one (2.3 one per line), and sockets may use them all. */
+		iface ifs[16];
+		int n = parse_iflist(m, match_get(mt, "list"), ifs, 16);
+		for (int i = 0; i < n; i++) {
+			if (p->boot.name < 0) {
+				p->boot = ifs[i];
+				evref_set(&p->ev_boot, m->cur_file, m->cur_line, m->cur_text);
+			} else if (ifs[i].name != p->boot.name) {
+				add_socket_iface(p, ifs[i]);
+				evref_set(&p->ev_socket, m->cur_file, m->cur_line, m->cur_text);
+			}
+		}
+		p->fmt |= match_get(mt, "space").n ? FMT_BOOT_SPACE : FMT_BOOT_NOSPACE;
+		phase_at_least(m, p, PH_BOOTSTRAP);
+		break;
+	}
+	case TAG_SOCKET_IFS: {
+		iface ifs[16];
+		int n = parse_iflist(m, match_get(mt, "list"), ifs, 16);
+		for (int i = 0; i < n; i++)
+			add_socket_iface(p, ifs[i]);
+		if (n)
+			evref_set(&p->ev_socket, m->cur_file, m->cur_line, m->cur_text);
+		break;
+	}
+	case TAG_IB_USING: {
+		iface o;
+		if (parse_iflist(m, match_get(mt, "oob"), &o, 1) == 1)
+			p->oob = o;
+		break;
+	}
+	case TAG_NET:
+		p->net = cap_str(m, mt, "net");
+		evref_set(&p->ev_net, m->cur_file, m->cur_line, m->cur_text);
+		break;
+	case TAG_IB_MISSING:
+		p->ib_missing = true;
+		break;
+	case TAG_RESULT:
+		on_result(m, p, pi, mt);
+		break;
+	case TAG_WATCHDOG: {
+		wdog *w = wdog_get(m, pi, (int)cap_long(mt, "rank", -1));
+		long seq = cap_long(mt, "seq", -2);
+		if (seq >= -1)
+			w->seq = seq;
+		int op = cap_str(m, mt, "op");
+		if (op >= 0)
+			w->op = op;
+		w->timeout_ms = cap_long(mt, "timeout", w->timeout_ms);
+		evref_set(&w->ev, m->cur_file, m->cur_line, m->cur_text);
+		break;
+	}
+	case TAG_PG_STATUS: {
+		wdog *w = wdog_get(m, pi, (int)cap_long(mt, "rank", -1));
+		long seq = cap_long(mt, "seq", -2);
+		if (seq >= -1 && w->seq < -1)
+			w->seq = seq;
+		w->last_enq = cap_long(mt, "enq", w->last_enq);
+		w->last_done = cap_long(mt, "done", w->last_done);
+		evref_set(&w->ev, m->cur_file, m->cur_line, m->cur_text);
+		break;
+	}
+	case TAG_PROGRESS:
+		/* progress bars before init (data loading) say nothing of NCCL */
+		if (p->phase >= PH_COMPLETE)
+			phase_at_least(m, p, PH_RUNNING);
+		break;
+	case TAG_COUNT:
+		break;
+	}
+}
+
+int model_proc_rank(const model *m, int pi)
+{
+	if (pi < 0 || (size_t)pi >= m->nprocs)
+		return -1;
+	const proc *p = &m->procs[pi];
+	if (p->rank >= 0)
+		return p->rank;
+	if (p->lrank >= 0)
+		return p->lrank;
+	return p->frank;
+}
+
+const char *model_host(const model *m, int pi)
+{
+	if (pi < 0 || (size_t)pi >= m->nprocs || m->procs[pi].host < 0)
+		return NULL;
+	return intern_str(&m->str, m->procs[pi].host);
+}
+
+void model_jobinfo(const model *m, jobinfo *j)
+{
+	*j = (jobinfo){ 0 };
+	j->main_comm = -1;
+	for (size_t i = 0; i < m->ncomms; i++) {
+		const comm *c = &m->comms[i];
+		if (j->main_comm < 0 || c->nranks > j->nranks ||
+		    (c->nranks == j->nranks && c->seen.n > (size_t)j->ranks_seen)) {
+			j->main_comm = (int)i;
+			j->nranks = c->nranks;
+			j->ranks_seen = (int)c->seen.n;
+		}
+	}
+	intset ranks = { 0 };
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const proc *p = &m->procs[i];
+		if (p->host >= 0 && p->pid >= 0)
+			intset_add(&j->hosts, p->host);
+		if (p->version >= 0)
+			intset_add(&j->versions, p->version);
+		int r = model_proc_rank(m, (int)i);
+		if (r >= 0 && (p->nranks == j->nranks || j->nranks == 0))
+			intset_add(&ranks, r);
+	}
+	if ((int)ranks.n > j->ranks_seen)
+		j->ranks_seen = (int)ranks.n;
+	if (j->nranks && j->ranks_seen > j->nranks)
+		j->ranks_seen = j->nranks;
+	intset_free(&ranks);
+}
+
+void jobinfo_free(jobinfo *j)
+{
+	intset_free(&j->hosts);
+	intset_free(&j->versions);
+}
+
+void model_describe(const model *m, const intset *procs, strbuf *b)
+{
+	intset ranks = { 0 }, hosts = { 0 };
+	for (size_t i = 0; i < procs->n; i++) {
+		int r = model_proc_rank(m, procs->v[i]);
+		if (r >= 0)
+			intset_add(&ranks, r);
+		if (m->procs[procs->v[i]].host >= 0)
+			intset_add(&hosts, m->procs[procs->v[i]].host);
+	}
+	if (ranks.n) {
+		sb_adds(b, ranks.n == 1 ? "rank " : "ranks ");
+		ranges_format(b, ranks.v, ranks.n);
+	}
+	if (hosts.n) {
+		sb_adds(b, ranks.n ? " on " : "on ");
+		for (size_t i = 0; i < hosts.n && i < 4; i++) {
+			if (i)
+				sb_adds(b, ", ");
+			sb_adds(b, intern_str(&m->str, hosts.v[i]));
+		}
+		if (hosts.n > 4)
+			sb_printf(b, " and %zu more hosts", hosts.n - 4);
+	}
+	intset_free(&ranks);
+	intset_free(&hosts);
+}
+
+static bool secondary_warn(const char *t)
+{
+	static const char *const words[] = { "closed by remote peer", "reset by peer", "Connection closed",
+					     "remote process exited", "Broken pipe" };
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strstr(t, words[i]))
+			return true;
+	return false;
+}
+
+int model_first_failure(const model *m)
+{
+	int best = -1, first_any = -1;
+	double bt = 0;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const proc *p = &m->procs[i];
+		if (!p->ev_warn.text)
+			continue;
+		if (first_any < 0)
+			first_any = (int)i;
+		if (secondary_warn(p->ev_warn.text))
+			continue;
+		double t = p->warn_time;
+		if (best < 0 || (t > 0 && bt > 0 && t < bt)) {
+			best = (int)i;
+			bt = t;
+		}
+	}
+	return best >= 0 ? best : first_any;
+}

@@ -1,0 +1,195 @@
+/* The job model: what the logs tell about each process and rank (host,
+ * pid, device, ranks per communicator, phase reached, interfaces,
+ * transports, versions, environment), built incrementally from records
+ * and rule matches. `analyze` is the model fed to the end of input. */
+#ifndef NCCLOG_MODEL_H
+#define NCCLOG_MODEL_H
+
+#include "../parser/record.h"
+#include "../rules/rules.h"
+#include "../util/intern.h"
+#include "../util/ranges.h"
+#include "findings.h"
+
+/* The tags that line rules may emit for the model; see rules/README.md. */
+#define MODEL_TAGS(X)                                                                              \
+	X(TAG_VERSION, "version")                                                                  \
+	X(TAG_DRIVER, "cuda-driver")                                                               \
+	X(TAG_COMM_INIT, "comm-init")                                                              \
+	X(TAG_COMM_INFO, "comm-info")                                                              \
+	X(TAG_TOPOLOGY, "topology")                                                                \
+	X(TAG_CHANNEL, "channel")                                                                  \
+	X(TAG_CONNECTED, "connected")                                                              \
+	X(TAG_COMM_END, "comm-end")                                                                \
+	X(TAG_ENV, "env")                                                                          \
+	X(TAG_BOOTSTRAP_IF, "bootstrap-iface")                                                     \
+	X(TAG_SOCKET_IFS, "socket-ifaces")                                                         \
+	X(TAG_IB_USING, "ib-using")                                                                \
+	X(TAG_NET, "net")                                                                          \
+	X(TAG_IB_MISSING, "ib-missing")                                                            \
+	X(TAG_RESULT, "nccl-result")                                                               \
+	X(TAG_WATCHDOG, "watchdog")                                                                \
+	X(TAG_PG_STATUS, "pg-status")                                                              \
+	X(TAG_PROGRESS, "progress")
+
+#define X(e, s) e,
+enum model_tag { MODEL_TAGS(X) TAG_COUNT };
+#undef X
+
+extern const char *const model_tag_names[];
+
+enum phase {
+	PH_NONE,
+	PH_BOOTSTRAP,  /* Bootstrap : Using ... */
+	PH_INIT_START, /* comm ... Init START */
+	PH_TOPOLOGY,   /* Trees, rings, graph search */
+	PH_CONNECT,    /* Channel xx : a -> b via ... */
+	PH_CONNECTED,  /* Connected all rings / trees */
+	PH_COMPLETE,   /* Init COMPLETE */
+	PH_RUNNING,    /* collectives or training progress after init */
+};
+const char *phase_name(enum phase p);
+
+enum transport_bit {
+	TR_P2P = 1, TR_SHM = 2, TR_NET_IB = 4, TR_NET_SOCKET = 8, TR_NET_OTHER = 16, TR_GDR = 32,
+	TR_COLLNET = 64, TR_NVLS = 128,
+};
+
+typedef struct iface {
+	int name, addr; /* interned */
+} iface;
+
+typedef struct evref {
+	int file;
+	uint64_t line;
+	char *text;    /* owned copy, NULL when unset */
+} evref;
+
+/* One process, identified by (host, pid) from NCCL's prefix, or by a
+ * launcher stream when its lines carry no NCCL prefix. */
+typedef struct proc {
+	int host;           /* interned, -1 unknown */
+	long pid;
+	int file;           /* the file it was first seen in */
+	int lrank;          /* launcher's rank tag, -1 */
+	int frank;          /* rank from the file name, -1 */
+	int dev;
+	int rank, nranks, comm; /* in the largest communicator it joined */
+	int busid;          /* interned busId of that rank */
+	enum phase phase;
+	bool init_started, init_done, aborted, destroyed, warned;
+	bool old_format;    /* pre-2.3 lines without the NCCL token */
+	unsigned fmt;       /* format tells, see model.c */
+	int version;        /* interned "2.18.3+cuda12.2", -1 */
+	int version_short;  /* interned "2.18.3", -1 */
+	long driver;        /* cudaDriverVersion, 0 */
+	int cuda_build;     /* 1000*major + 10*minor of "+cudaX.Y", 0 */
+	iface boot;         /* bootstrap interface, name -1 when unseen */
+	iface socket[16];
+	int nsocket;
+	iface oob;
+	int net;            /* interned "IB", "Socket", plugin name; -1 */
+	bool ib_missing;
+	unsigned transports;
+	int nnodes;
+	evref ev_boot, ev_socket, ev_init, ev_version, ev_net, ev_warn, ev_last_phase;
+	uint64_t last_line;
+	int last_file;
+	double first_time, last_time, warn_time;
+	uint64_t nlines;
+	int nenv;           /* "set by environment" lines seen */
+} proc;
+
+typedef struct comm {
+	int key;            /* interned commId or "n<nranks>" */
+	int nranks;
+	intset seen, done;
+	int *rank_proc;     /* nranks entries (capped), -1 */
+	int rank_cap;
+} comm;
+
+/* One rank's watchdog report for one process group. */
+typedef struct wdog {
+	int proc;
+	int pgrank;         /* [Rank R] in the message */
+	long seq, last_enq, last_done;
+	int op;             /* interned OpType */
+	long timeout_ms;
+	evref ev;
+} wdog;
+
+typedef struct envset {
+	int var, val, proc;
+	evref ev;
+} envset;
+
+typedef struct input {
+	char *name;
+	uint64_t lines, bytes;
+	int frank;          /* rank named by the file name, -1 */
+} input;
+
+typedef struct stream {
+	int file;
+	int tag;            /* interned launcher tag */
+	int proc;
+} stream;
+
+typedef struct model {
+	const catalog *cat;
+	intern str;
+	input *in;
+	size_t nin, incap;
+	proc *procs;
+	size_t nprocs, proccap;
+	comm *comms;
+	size_t ncomms, commcap;
+	wdog *wd;
+	size_t nwd, wdcap;
+	envset *env;
+	size_t nenv, envcap;
+	stream *streams;
+	size_t nstreams, streamcap;
+	findings fs;
+	/* the record being fed */
+	int cur_file;
+	uint64_t cur_line;
+	int cur_proc;
+	const record *cur;
+	slice cur_text;
+} model;
+
+void model_init(model *m, const catalog *cat);
+void model_free(model *m);
+/* Registers an input; returns its index. */
+int model_add_input(model *m, const char *name);
+/* Feeds one record (after rule gating) of input `file`, line `lineno`. */
+void model_record(model *m, int file, uint64_t lineno, const record *r);
+/* Feeds one rule match on the current record. */
+void model_match(model *m, const match *mt);
+/* Runs the job-level checks; call once at end of input (or on a live tick). */
+void model_check(model *m);
+/* The rank to show for a process: from its communicator, its launcher, or
+ * its file name; -1 when unknown. */
+int model_proc_rank(const model *m, int proc);
+const char *model_host(const model *m, int proc);
+
+/* Job facts for reports. */
+typedef struct jobinfo {
+	int nranks;          /* of the largest communicator, 0 when unknown */
+	int ranks_seen;
+	intset hosts;        /* interned host ids */
+	intset versions;     /* interned version strings */
+	int main_comm;
+} jobinfo;
+void model_jobinfo(const model *m, jobinfo *j);
+void jobinfo_free(jobinfo *j);
+
+#endif
+
+/* Appends "ranks 0-3 on node-a" (or "rank 4 on node-b", "on node-c") for a
+ * set of processes. */
+void model_describe(const model *m, const intset *procs, strbuf *b);
+/* The process that failed first: earliest timestamped WARN, else the first
+ * WARN that is not a mere report of a peer going away; -1 when none. */
+int model_first_failure(const model *m);

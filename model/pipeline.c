@@ -1,0 +1,73 @@
+#include "pipeline.h"
+
+#include <string.h>
+
+void pipeline_begin(pipeline *p, model *m, ruleset *rs, int file)
+{
+	*p = (pipeline){ 0 };
+	p->m = m;
+	p->rs = rs;
+	p->file = file;
+	linesplit_init(&p->ls, PIPELINE_MAX_LINE);
+}
+
+static void on_match(void *ctx, const match *mt)
+{
+	model_match(ctx, mt);
+}
+
+/* A segment is a line, or a part between carriage returns: progress bars
+ * redraw with \r, and NCCL lines end up glued behind them. */
+static void segment(pipeline *p, uint64_t lineno, slice seg)
+{
+	size_t cands = ruleset_gate(p->rs, seg);
+	if (!cands && !memmem(seg.p, seg.n, "NCCL ", 5) && !memmem(seg.p, seg.n, " INFO ", 6) &&
+	    !memmem(seg.p, seg.n, " WARN ", 6))
+		return;
+	size_t off = 0;
+	while (off < seg.n) {
+		record r;
+		size_t k = record_parse((slice){ seg.p + off, seg.n - off }, &r);
+		model_record(p->m, p->file, lineno, &r);
+		if (cands && r.body.n)
+			ruleset_match(p->rs, r.body, r.site, on_match, p->m);
+		off += k ? k : seg.n - off;
+	}
+}
+
+void pipeline_line(pipeline *p, const line *l)
+{
+	if (l->cut)
+		p->cut_lines++;
+	slice s = l->text;
+	while (s.n) {
+		const char *cr = memchr(s.p, '\r', s.n);
+		size_t n = cr ? (size_t)(cr - s.p) : s.n;
+		if (n)
+			segment(p, l->no, (slice){ s.p, n });
+		if (!cr)
+			break;
+		s.p += n + 1;
+		s.n -= n + 1;
+	}
+}
+
+static void on_line(void *ctx, const line *l)
+{
+	pipeline_line(ctx, l);
+}
+
+void pipeline_feed(pipeline *p, const char *buf, size_t n)
+{
+	p->bytes += n;
+	linesplit_feed(&p->ls, buf, n, on_line, p);
+}
+
+void pipeline_end(pipeline *p)
+{
+	linesplit_flush(&p->ls, on_line, p);
+	input *in = &p->m->in[p->file];
+	in->lines = p->ls.lineno;
+	in->bytes = p->bytes;
+	linesplit_free(&p->ls);
+}

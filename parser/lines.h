@@ -1,0 +1,33 @@
+/* Splitting a byte stream into lines, push style, with bounded memory:
+ * a line longer than the limit is cut there, marked, and the rest of it
+ * skipped up to its newline. Lines inside a fed chunk are passed without
+ * copying; only a partial last line is carried over to the next chunk. */
+#ifndef NCCLOG_LINES_H
+#define NCCLOG_LINES_H
+
+#include "../util/str.h"
+
+typedef struct line {
+	slice text;   /* without the newline and a trailing CR */
+	uint64_t no;  /* 1-based line number in its input */
+	bool cut;     /* longer than the limit: text is its head */
+} line;
+
+typedef void (*line_fn)(void *ctx, const line *l);
+
+typedef struct linesplit {
+	char *carry;
+	size_t ncarry, max;
+	uint64_t lineno;
+	bool skipping; /* inside the tail of a line that was cut */
+} linesplit;
+
+void linesplit_init(linesplit *ls, size_t maxline);
+void linesplit_free(linesplit *ls);
+/* Calls fn for every complete line in p[0..n). */
+void linesplit_feed(linesplit *ls, const char *p, size_t n, line_fn fn, void *ctx);
+/* Emits a pending partial line, if any (end of input or a flush timeout). */
+void linesplit_flush(linesplit *ls, line_fn fn, void *ctx);
+bool linesplit_pending(const linesplit *ls);
+
+#endif

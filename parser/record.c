@@ -1,0 +1,597 @@
+#include "record.h"
+
+#include <string.h>
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_host_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '-' ||
+	       c == '_' || c == '.';
+}
+
+static bool all_digits(slice s)
+{
+	if (!s.n)
+		return false;
+	for (size_t i = 0; i < s.n; i++)
+		if (!is_digit(s.p[i]))
+			return false;
+	return true;
+}
+
+static int to_int(slice s)
+{
+	long v = -1;
+	return slice_to_long(s, &v) && v >= 0 && v < (1L << 30) ? (int)v : -1;
+}
+
+const char *level_name(enum level lv)
+{
+	static const char *names[] = { "", "INFO", "WARN", "TRACE", "CALL", "VERSION", "ABORT" };
+	return names[lv];
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant). */
+static long days_from_civil(long y, long m, long d)
+{
+	y -= m <= 2;
+	long era = (y >= 0 ? y : y - 399) / 400;
+	long yoe = y - era * 400;
+	long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static bool digits_at(slice s, size_t i, size_t n, long *v)
+{
+	if (i + n > s.n)
+		return false;
+	long x = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (!is_digit(s.p[i + k]))
+			return false;
+		x = x * 10 + (s.p[i + k] - '0');
+	}
+	*v = x;
+	return true;
+}
+
+/* HH:MM:SS[.,frac] at s[i]; returns the index after it, or 0. */
+static size_t clock_at(slice s, size_t i, double *secs)
+{
+	long h, m, sec;
+	if (!digits_at(s, i, 2, &h) || i + 8 > s.n || s.p[i + 2] != ':' ||
+	    !digits_at(s, i + 3, 2, &m) || s.p[i + 5] != ':' || !digits_at(s, i + 6, 2, &sec))
+		return 0;
+	size_t j = i + 8;
+	double frac = 0, scale = 0.1;
+	if (j + 1 < s.n && (s.p[j] == '.' || s.p[j] == ',') && is_digit(s.p[j + 1])) {
+		for (j++; j < s.n && is_digit(s.p[j]); j++, scale /= 10)
+			frac += (s.p[j] - '0') * scale;
+	}
+	*secs = (double)(h * 3600 + m * 60 + sec) + frac;
+	return j;
+}
+
+size_t timestamp_parse(slice s, double *t)
+{
+	size_t i = s.n && s.p[0] == '[' ? 1 : 0;
+	long y, mo, d;
+	double secs;
+	size_t end;
+	if (digits_at(s, i, 4, &y) && i + 10 < s.n && s.p[i + 4] == '-' &&
+	    digits_at(s, i + 5, 2, &mo) && s.p[i + 7] == '-' && digits_at(s, i + 8, 2, &d) &&
+	    (s.p[i + 10] == ' ' || s.p[i + 10] == 'T') && (end = clock_at(s, i + 11, &secs))) {
+		*t = (double)days_from_civil(y, mo, d) * 86400 + secs;
+		return end;
+	}
+	/* glog: E0709 17:05:38.162555850, c10 also E709 (no year) */
+	size_t nd = i + 5 < s.n && s.p[i + 4] == ' ' ? 3 : 4;
+	if (i < s.n && strchr("FEWIV", s.p[i]) && digits_at(s, i + 1, nd, &mo) && i + nd + 1 < s.n &&
+	    s.p[i + nd + 1] == ' ' && (end = clock_at(s, i + nd + 2, &secs))) {
+		d = mo % 100;
+		mo /= 100;
+		if (mo < 1 || mo > 12 || d < 1 || d > 31)
+			return 0;
+		*t = (double)days_from_civil(2000, mo, d) * 86400 + secs;
+		return end;
+	}
+	return 0;
+}
+
+/* ---- launcher prefixes ---- */
+
+static size_t find_close(slice s, size_t from, char c, size_t limit)
+{
+	for (size_t i = from; i < s.n && i < limit; i++)
+		if (s.p[i] == c)
+			return i;
+	return 0;
+}
+
+static bool looks_like_host_label(slice tok)
+{
+	bool sign = false;
+	if (tok.n < 2 || tok.n > 64)
+		return false;
+	for (size_t i = 0; i < tok.n; i++) {
+		char c = tok.p[i];
+		if (c >= 'A' && c <= 'Z')
+			return false;
+		if (!is_host_char(c))
+			return false;
+		if (is_digit(c) || c == '-')
+			sign = true;
+	}
+	return sign && tok.p[0] != '-' && tok.p[0] != '.';
+}
+
+/* Value of "key=N" inside s, or -1. */
+static int kv_int(slice s, const char *key)
+{
+	long at = slice_find(s, key, strlen(key));
+	if (at < 0)
+		return -1;
+	size_t i = (size_t)at + strlen(key), j = i;
+	while (j < s.n && is_digit(s.p[j]))
+		j++;
+	return to_int((slice){ s.p + i, j - i });
+}
+
+static slice kv_str(slice s, const char *key)
+{
+	long at = slice_find(s, key, strlen(key));
+	if (at < 0)
+		return SLICE_NONE;
+	size_t i = (size_t)at + strlen(key), j = i;
+	while (j < s.n && s.p[j] != ',' && s.p[j] != ')' && s.p[j] != ' ')
+		j++;
+	return (slice){ s.p + i, j - i };
+}
+
+/* The outermost prefix names the stream: "3: [rank3]:" is stream "3". */
+static void set_tag(launch *ln, slice tag)
+{
+	if (!ln->tag.n)
+		ln->tag = tag;
+}
+
+/* Strips one prefix; returns its length, 0 when none is there. */
+static size_t strip_one(slice s, launch *ln)
+{
+	size_t i = 0;
+	while (i < s.n && i < 8 && s.p[i] == ' ')
+		i++;
+	/* srun --label "3: " */
+	size_t j = i;
+	while (j < s.n && j - i < 6 && is_digit(s.p[j]))
+		j++;
+	if (j > i && j + 1 < s.n && s.p[j] == ':' && s.p[j + 1] == ' ') {
+		ln->rank = to_int((slice){ s.p + i, j - i });
+		set_tag(ln, (slice){ s.p + i, j - i });
+		return j + 2;
+	}
+	if (i)
+		return 0;
+	if (s.n && s.p[0] == '[') {
+		size_t c = find_close(s, 1, ']', 64);
+		if (!c)
+			return 0;
+		slice in = { s.p + 1, c - 1 };
+		size_t after = c + 1;
+		double t;
+		if (timestamp_parse(s, &t)) {
+			size_t end = timestamp_parse(in, &t);
+			slice rest = slice_trim((slice){ in.p + end, in.n - end });
+			ln->time = t;
+			if (rest.n)
+				set_tag(ln, rest);
+			return after < s.n && s.p[after] == ' ' ? after + 1 : after;
+		}
+		long comma = slice_find(in, ",", 1);
+		if (comma > 0 && all_digits((slice){ in.p, (size_t)comma }) &&
+		    all_digits((slice){ in.p + comma + 1, in.n - (size_t)comma - 1 })) {
+			ln->rank = to_int((slice){ in.p + comma + 1, in.n - (size_t)comma - 1 });
+			set_tag(ln, in);
+			slice rest = { s.p + after, s.n - after };
+			if (slice_starts(rest, "<stdout>:") || slice_starts(rest, "<stderr>:"))
+				after += 9;
+			return after;
+		}
+		bool word = in.n > 0;
+		for (size_t k = 0; k < in.n; k++)
+			if (!is_host_char(in.p[k]) && in.p[k] != '|')
+				word = false;
+		if (!word)
+			return 0;
+		if (all_digits(in) && after < s.n && s.p[after] == ' ') {
+			ln->rank = to_int(in);
+			set_tag(ln, in);
+			return after + 1;
+		}
+		if (after >= s.n || s.p[after] != ':')
+			return 0;
+		after++;
+		if (slice_starts(in, "rank") && all_digits((slice){ in.p + 4, in.n - 4 }))
+			ln->rank = to_int((slice){ in.p + 4, in.n - 4 });
+		else if (slice_starts(in, "default") && all_digits((slice){ in.p + 7, in.n - 7 }))
+			ln->local = to_int((slice){ in.p + 7, in.n - 7 });
+		set_tag(ln, in);
+		return after < s.n && s.p[after] == ' ' ? after + 1 : after;
+	}
+	/* Ray and vLLM workers: "(RayWorkerWrapper pid=306, ip=10.0.0.5) ", "(pid=93499) ",
+	 * also cut at the left: "WorkerWrapper pid=7086) " */
+	long pid = slice_find((slice){ s.p, s.n < 96 ? s.n : 96 }, "pid=", 4);
+	if (pid >= 0) {
+		size_t c = find_close(s, (size_t)pid, ')', 160);
+		if (c && c + 1 < s.n && s.p[c + 1] == ' ') {
+			slice in = { s.p, c };
+			if (!memchr(s.p + 1, '(', (size_t)pid) && s.p[0] != '(') {
+				/* a prefix cut on its left: only letters before pid= */
+				for (long k = 0; k < pid; k++)
+					if (!is_host_char(s.p[k]) && s.p[k] != ' ')
+						return 0;
+			} else if (s.p[0] != '(') {
+				return 0;
+			}
+			int r = kv_int(in, "rank=");
+			if (r >= 0)
+				ln->rank = r;
+			slice ip = kv_str(in, "ip=");
+			if (ip.n)
+				ln->host = ip;
+			set_tag(ln, in);
+			return c + 2;
+		}
+	}
+	/* mpirun --timestamp-output: "Mon May 24 07:12:46 2021[1,0]<stderr>:" */
+	long std = slice_find((slice){ s.p, s.n < 48 ? s.n : 48 }, "]<std", 5);
+	if (std > 0) {
+		size_t o = (size_t)std;
+		while (o > 0 && s.p[o] != '[')
+			o--;
+		if (s.p[o] == '[') {
+			launch tmp = *ln;
+			size_t k = strip_one((slice){ s.p + o, s.n - o }, &tmp);
+			if (k) {
+				*ln = tmp;
+				return o + k;
+			}
+		}
+	}
+	/* pdsh / clush / DeepSpeed "host: " */
+	j = 0;
+	while (j < s.n && j < 64 && is_host_char(s.p[j]))
+		j++;
+	if (j + 1 < s.n && s.p[j] == ':' && s.p[j + 1] == ' ' && looks_like_host_label((slice){ s.p, j })) {
+		ln->host = (slice){ s.p, j };
+		set_tag(ln, ln->host);
+		return j + 2;
+	}
+	return 0;
+}
+
+slice launch_strip(slice s, launch *ln)
+{
+	for (int k = 0; k < 6 && s.n; k++) {
+		size_t n = strip_one(s, ln);
+		if (!n)
+			break;
+		s.p += n;
+		s.n -= n;
+	}
+	return s;
+}
+
+/* ---- the NCCL prefix ---- */
+
+typedef struct anchor {
+	size_t at;       /* first byte of the level word (or of "NCCL") */
+	size_t body;     /* first byte of the message */
+	enum level lv;
+	bool old;        /* pre-2.3 form without the NCCL token */
+} anchor;
+
+static bool word_at(slice s, size_t i, const char *w, size_t *end)
+{
+	size_t n = strlen(w);
+	if (i + n > s.n || memcmp(s.p + i, w, n) != 0)
+		return false;
+	if (i + n < s.n && s.p[i + n] != ' ')
+		return false;
+	*end = i + n < s.n ? i + n + 1 : i + n;
+	return true;
+}
+
+static bool level_word(slice s, size_t i, enum level *lv, size_t *end)
+{
+	static const struct { const char *w; enum level lv; } words[] = {
+		{ "INFO", LV_INFO }, { "WARN", LV_WARN }, { "TRACE", LV_TRACE },
+		{ "CALL", LV_CALL }, { "ABORT", LV_ABORT },
+	};
+	for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+		if (word_at(s, i, words[k].w, end)) {
+			*lv = words[k].lv;
+			return true;
+		}
+	return false;
+}
+
+/* Start of the non-blank token that ends at `end` (exclusive). */
+static size_t tok_back(slice s, size_t end)
+{
+	size_t i = end;
+	while (i > 0 && s.p[i - 1] != ' ')
+		i--;
+	return i;
+}
+
+static bool is_site(slice t)
+{
+	long colon = -1;
+	for (size_t i = 0; i < t.n; i++)
+		if (t.p[i] == ':')
+			colon = (long)i;
+	return colon > 0 && all_digits((slice){ t.p + colon + 1, t.n - (size_t)colon - 1 });
+}
+
+typedef struct prefix {
+	size_t start;
+	bool host_found;
+} prefix;
+
+/* Walks back from the anchor over [ts] host:pid:tid [dev] site (func). */
+static prefix parse_back(slice s, const anchor *a, record *r)
+{
+	prefix pf = { a->at, false };
+	size_t end = a->at;
+	if (end == 0)
+		return pf;
+	if (s.p[end - 1] != ' ')
+		return pf;
+	end--;
+	size_t t0 = tok_back(s, end);
+	slice tok = { s.p + t0, end - t0 };
+	if (a->lv == LV_WARN || a->lv == LV_ABORT || a->lv == LV_TRACE) {
+		if (tok.n > 2 && tok.p[0] == '(' && tok.p[tok.n - 1] == ')') {
+			r->func = (slice){ tok.p + 1, tok.n - 2 };
+			pf.start = t0;
+			if (t0 == 0 || s.p[t0 - 1] != ' ')
+				return pf;
+			end = t0 - 1;
+			t0 = tok_back(s, end);
+			tok = (slice){ s.p + t0, end - t0 };
+		}
+		if (is_site(tok)) {
+			r->site = tok;
+			pf.start = t0;
+			if (t0 == 0 || s.p[t0 - 1] != ' ')
+				return pf;
+			end = t0 - 1;
+			t0 = tok_back(s, end);
+			tok = (slice){ s.p + t0, end - t0 };
+			if (a->lv == LV_TRACE && tok.n && is_digit(tok.p[0])) {
+				pf.start = t0;
+				if (t0 == 0 || s.p[t0 - 1] != ' ')
+					return pf;
+				end = t0 - 1;
+				t0 = tok_back(s, end);
+				tok = (slice){ s.p + t0, end - t0 };
+			}
+		} else if (a->lv != LV_WARN || !a->old) {
+			/* WARN without a site: a pasted fragment; keep going */
+		}
+	}
+	if (tok.n >= 3 && tok.p[0] == '[' && tok.p[tok.n - 1] == ']') {
+		slice d = { tok.p + 1, tok.n - 2 };
+		long v;
+		if (slice_to_long(d, &v) && v > -1000000 && v < 1000000) {
+			r->dev = (int)v;
+			pf.start = t0;
+			if (t0 == 0 || s.p[t0 - 1] != ' ')
+				return pf;
+			end = t0 - 1;
+			t0 = tok_back(s, end);
+			tok = (slice){ s.p + t0, end - t0 };
+		}
+	}
+	/* host:pid:tid, read from the right: junk may be glued on its left */
+	size_t i = tok.n;
+	size_t tid_end = i;
+	while (i > 0 && is_digit(tok.p[i - 1]))
+		i--;
+	if (i == tid_end || i == 0 || tok.p[i - 1] != ':')
+		return pf;
+	size_t tid_start = i--;
+	size_t pid_end = i;
+	while (i > 0 && is_digit(tok.p[i - 1]))
+		i--;
+	if (i == pid_end || i == 0 || tok.p[i - 1] != ':')
+		return pf;
+	size_t pid_start = i--;
+	size_t host_end = i;
+	while (i > 0 && is_host_char(tok.p[i - 1]))
+		i--;
+	if (i == host_end)
+		return pf;
+	long pid, tid;
+	if (!slice_to_long((slice){ tok.p + pid_start, pid_end - pid_start }, &pid) ||
+	    !slice_to_long((slice){ tok.p + tid_start, tid_end - tid_start }, &tid))
+		return pf;
+	r->host = (slice){ tok.p + i, host_end - i };
+	r->pid = pid;
+	r->tid = tid;
+	pf.start = t0 + i;
+	pf.host_found = true;
+	/* [YYYY-MM-DD HH:MM:SS] before the host, when the host starts its token */
+	if (i == 0 && t0 >= 3 && s.p[t0 - 1] == ' ' && s.p[t0 - 2] == ']') {
+		size_t o = t0 - 2;
+		while (o > 0 && t0 - o < 48 && s.p[o] != '[')
+			o--;
+		if (s.p[o] == '[') {
+			r->ts = (slice){ s.p + o + 1, t0 - 3 - o };
+			pf.start = o;
+		}
+	}
+	return pf;
+}
+
+/* Next anchor at or after `from`. */
+static bool find_anchor(slice s, size_t from, anchor *a)
+{
+	size_t i = from;
+	while (i + 5 < s.n) {
+		const char *p = memmem(s.p + i, s.n - i, "NCCL ", 5);
+		if (!p)
+			break;
+		size_t at = (size_t)(p - s.p), end;
+		if (level_word(s, at + 5, &a->lv, &end)) {
+			a->at = at;
+			a->body = end;
+			a->old = false;
+			return true;
+		}
+		i = at + 5;
+	}
+	return false;
+}
+
+/* The pre-2.3 form: "host:pid:tid [0] INFO msg", "include/socket.h:360 WARN msg". */
+static bool find_old_anchor(slice s, size_t from, anchor *a)
+{
+	static const char *words[] = { " INFO ", " WARN " };
+	for (int w = 0; w < 2; w++) {
+		size_t i = from;
+		while (i + 6 <= s.n) {
+			const char *p = memmem(s.p + i, s.n - i, words[w], 6);
+			if (!p)
+				break;
+			size_t at = (size_t)(p - s.p) + 1;
+			if (at >= 2 && (s.p[at - 2] == ']' || is_digit(s.p[at - 2]))) {
+				a->at = at;
+				a->body = at + 5;
+				a->lv = w ? LV_WARN : LV_INFO;
+				a->old = true;
+				return true;
+			}
+			i = at + 4;
+		}
+	}
+	return false;
+}
+
+static void record_reset(record *r, slice s)
+{
+	*r = (record){ 0 };
+	r->text = s;
+	r->pid = r->tid = -1;
+	r->dev = -1;
+	r->ln.rank = r->ln.local = -1;
+}
+
+/* An anchor counts when it has a real prefix, or begins the line. */
+static bool anchor_valid(slice s, const anchor *a, const prefix *pf, const record *r, size_t line_start)
+{
+	if (pf->host_found)
+		return true;
+	if (a->old)
+		return r->site.n && pf->start == line_start;
+	return pf->start == line_start || r->dev >= 0 || r->site.n;
+	(void)s;
+}
+
+static void set_time(record *r)
+{
+	if (r->ts.n)
+		timestamp_parse(r->ts, &r->time);
+	if (r->time == 0)
+		r->time = r->ln.time;
+}
+
+size_t record_parse(slice s, record *r)
+{
+	record_reset(r, s);
+	launch ln = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
+	slice rest = launch_strip(s, &ln);
+	size_t line_start = (size_t)(rest.p - s.p);
+	anchor a;
+	prefix pf = { 0, false };
+	bool found = false;
+	size_t from = line_start;
+	while (find_anchor(s, from, &a)) {
+		record tmp;
+		record_reset(&tmp, s);
+		pf = parse_back(s, &a, &tmp);
+		if (anchor_valid(s, &a, &pf, &tmp, line_start)) {
+			*r = tmp;
+			found = true;
+			break;
+		}
+		from = a.at + 5;
+	}
+	if (!found && find_old_anchor(s, line_start, &a)) {
+		record tmp;
+		record_reset(&tmp, s);
+		pf = parse_back(s, &a, &tmp);
+		if (anchor_valid(s, &a, &pf, &tmp, line_start)) {
+			*r = tmp;
+			found = true;
+		}
+	}
+	if (found && pf.start > line_start) {
+		/* Text before the record: its own record when it says anything. */
+		slice pre = slice_trim((slice){ s.p + line_start, pf.start - line_start });
+		if (pre.n > 1) {
+			record_reset(r, (slice){ s.p, pf.start });
+			r->ln = ln;
+			r->body = pre;
+			r->time = 0;
+			double t;
+			if (timestamp_parse(pre, &t))
+				r->time = t;
+			return pf.start;
+		}
+	}
+	if (!found) {
+		r->ln = ln;
+		r->body = rest;
+		if (slice_starts(rest, "NCCL version ") || slice_starts(rest, "RCCL version "))
+			r->level = LV_VERSION;
+		timestamp_parse(rest, &r->time);
+		set_time(r);
+		return s.n;
+	}
+	if (pf.start < line_start) {
+		/* "[0] misc/socket.cc:71 NCCL WARN": the [0] was the device */
+		ln = (launch){ -1, -1, SLICE_NONE, SLICE_NONE, 0 };
+		launch_strip((slice){ s.p, pf.start }, &ln);
+	}
+	r->ln = ln;
+	r->level = a.lv;
+	r->nccl = pf.host_found;
+	r->legacy = a.old;
+	set_time(r);
+	size_t body_end = s.n;
+	/* Another process's record glued after this one? */
+	anchor b;
+	size_t from2 = a.body;
+	while (find_anchor(s, from2, &b)) {
+		record tmp;
+		record_reset(&tmp, s);
+		prefix pb = parse_back(s, &b, &tmp);
+		if (pb.host_found && pb.start > a.body) {
+			body_end = pb.start;
+			break;
+		}
+		from2 = b.at + 5;
+	}
+	r->text = (slice){ s.p + pf.start, body_end - pf.start };
+	r->body = slice_trim((slice){ s.p + a.body, body_end - a.body });
+	if (a.body > body_end)
+		r->body = SLICE_NONE;
+	return body_end;
+}

@@ -1,0 +1,49 @@
+/* One log record: a line (or the part of a line that one process wrote)
+ * with its launcher prefix and NCCL prefix split out. Every field is a
+ * slice into the caller's line; parsing never allocates. */
+#ifndef NCCLOG_RECORD_H
+#define NCCLOG_RECORD_H
+
+#include "../util/str.h"
+
+enum level { LV_NONE, LV_INFO, LV_WARN, LV_TRACE, LV_CALL, LV_VERSION, LV_ABORT };
+
+/* What a launcher or collector put in front of the line. */
+typedef struct launch {
+	int rank;    /* global rank it names, or -1 */
+	int local;   /* local rank ([default3]:), or -1 */
+	slice tag;   /* the prefix text, for grouping lines of one stream */
+	slice host;  /* pdsh "host: ", Ray "ip=" */
+	double time; /* a bracketed timestamp among the prefixes, or 0 */
+} launch;
+
+typedef struct record {
+	slice text;      /* the whole record, prefixes included */
+	enum level level;
+	bool nccl;       /* carries NCCL's host:pid:tid prefix */
+	bool legacy;     /* pre-2.3 form, without the NCCL token */
+	slice host;
+	long pid, tid;   /* -1 when absent */
+	int dev;         /* [cudaDev], -1 when absent */
+	slice ts;        /* timestamp text, if any */
+	double time;     /* seconds, comparable within one job; 0 when none */
+	slice site;      /* WARN call site "misc/socket.cc:484", if any */
+	slice func;      /* "(func)" of 2.30.7 WARNs, without parentheses */
+	slice body;      /* the message */
+	launch ln;
+} record;
+
+/* Parses the first record of s into r. Returns how many bytes of s it
+ * covers: less than s.n when another process's record is glued after it. */
+size_t record_parse(slice s, record *r);
+
+/* Strips launcher prefixes from the start of s into ln; returns the rest. */
+slice launch_strip(slice s, launch *ln);
+
+/* Reads a leading timestamp ("2025-03-12 10:22:33", glog "E0709 17:05:38.16").
+ * Returns its length (0 when there is none) and the time in *t. */
+size_t timestamp_parse(slice s, double *t);
+
+const char *level_name(enum level lv);
+
+#endif

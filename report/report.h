@@ -1,0 +1,41 @@
+/* Renderers over findings and the job model: text, JSON, Markdown. None of
+ * them parses anything; all of them escape what came from a log. */
+#ifndef NCCLOG_REPORT_H
+#define NCCLOG_REPORT_H
+
+#include <stdio.h>
+
+#include "../model/model.h"
+
+enum report_format { FMT_TEXT, FMT_JSON, FMT_MARKDOWN };
+
+typedef struct report_opts {
+	enum report_format format;
+	bool color;
+	const char *version;
+} report_opts;
+
+/* Writes the report to out. Returns 0, or -1 when writing failed. */
+int report_write(FILE *out, const model *m, const report_opts *o);
+
+/* The renderers behind report_write. */
+int report_text(FILE *out, const model *m, const report_opts *o);
+int report_json(FILE *out, const model *m, const report_opts *o);
+int report_markdown(FILE *out, const model *m, const report_opts *o);
+
+/* Per-host facts shared by the renderers. */
+typedef struct hostrow {
+	int host;            /* interned, -1 for processes with no host */
+	intset procs;
+	intset ranks;
+	int boot_name, boot_addr, net;
+	enum phase min_phase, max_phase;
+} hostrow;
+
+size_t report_hosts(const model *m, hostrow **rows);
+void report_hosts_free(hostrow *rows, size_t n);
+
+/* The location of a finding's first evidence, "file:line", into b. */
+void report_location(const model *m, const finding *f, strbuf *b);
+
+#endif

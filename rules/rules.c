@@ -1,0 +1,485 @@
+#include "rules.h"
+#include "jsonpos.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../util/fileio.h"
+
+/* Bounds a pathological pattern on a hostile line: a few ms at worst. */
+#define MATCH_LIMIT 200000
+#define DEPTH_LIMIT 5000
+
+void ruleset_init(ruleset *rs, const catalog *cat, const char *const *tags)
+{
+	*rs = (ruleset){ 0 };
+	rs->cat = cat;
+	rs->tags = tags;
+	rs->mctx = pcre2_match_context_create(NULL);
+	pcre2_set_match_limit(rs->mctx, MATCH_LIMIT);
+	pcre2_set_depth_limit(rs->mctx, DEPTH_LIMIT);
+	rs->md = pcre2_match_data_create(2 * RULE_MAX_CAPS + 2, NULL);
+}
+
+static void rule_free(rule *r)
+{
+	free(r->id);
+	free(r->src);
+	for (size_t i = 0; i < r->ngates; i++)
+		free(r->gates[i]);
+	free(r->gates);
+	pcre2_code_free(r->re);
+	free(r->finding);
+	free(r->title);
+	free(r->message);
+	free(r->hint);
+	free(r->fold);
+	free(r->site);
+	for (size_t i = 0; i < r->nsamples; i++)
+		free(r->samples[i]);
+	free(r->samples);
+	for (int i = 0; i < r->ncaps; i++)
+		free(r->capname[i]);
+}
+
+void ruleset_free(ruleset *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		rule_free(&rs->v[i]);
+	free(rs->v);
+	gate_free(rs->g);
+	pcre2_match_context_free(rs->mctx);
+	pcre2_match_data_free(rs->md);
+	free(rs->cand);
+	free(rs->stamp);
+	sb_free(&rs->notes);
+	*rs = (ruleset){ 0 };
+}
+
+typedef struct loadctx {
+	const char *path, *text;
+	size_t obj; /* offset of the rule object being loaded */
+	strbuf *err;
+} loadctx;
+
+static int fail_at(loadctx *lc, size_t off, const char *what, const char *detail)
+{
+	int l, c;
+	jsonpos_linecol(lc->text, off, &l, &c);
+	sb_printf(lc->err, "%s:%d:%d: %s%s", lc->path, l, c, what, detail ? detail : "");
+	return -1;
+}
+
+static int fail_field(loadctx *lc, const char *field, const char *what)
+{
+	return fail_at(lc, jsonpos_field(lc->text, lc->obj, field), what, NULL);
+}
+
+static char *opt_string(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? xstrdup(v->valuestring) : NULL;
+}
+
+/* A list of strings, or one string. Returns false when the field has another type. */
+static bool string_list(const cJSON *o, const char *k, char ***out, size_t *n)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	*out = NULL;
+	*n = 0;
+	if (!v)
+		return true;
+	if (cJSON_IsString(v)) {
+		*out = xmalloc(sizeof(char *));
+		(*out)[(*n)++] = xstrdup(v->valuestring);
+		return true;
+	}
+	if (!cJSON_IsArray(v))
+		return false;
+	size_t cnt = (size_t)cJSON_GetArraySize(v);
+	*out = xcalloc(cnt ? cnt : 1, sizeof(char *));
+	const cJSON *e;
+	cJSON_ArrayForEach(e, v) {
+		if (!cJSON_IsString(e)) {
+			for (size_t i = 0; i < *n; i++)
+				free((*out)[i]);
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return false;
+		}
+		(*out)[(*n)++] = xstrdup(e->valuestring);
+	}
+	return true;
+}
+
+static bool id_ok(const char *id)
+{
+	if (!*id || strlen(id) > 64)
+		return false;
+	for (const char *p = id; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '_'))
+			return false;
+	return true;
+}
+
+/* Every {name} in tpl must be a capture of r. Returns the bad name or NULL. */
+static const char *template_check(const char *tpl, const rule *r, char *buf, size_t bufsz)
+{
+	for (const char *p = tpl; p && (p = strchr(p, '{'));) {
+		const char *e = strchr(p, '}');
+		if (!e)
+			return "{";
+		size_t n = (size_t)(e - p - 1);
+		bool known = false;
+		for (int i = 0; i < r->ncaps; i++)
+			if (strlen(r->capname[i]) == n && memcmp(r->capname[i], p + 1, n) == 0)
+				known = true;
+		if (!known) {
+			snprintf(buf, bufsz, "%.*s", (int)n, p + 1);
+			return buf;
+		}
+		p = e + 1;
+	}
+	return NULL;
+}
+
+static int compile_pattern(loadctx *lc, rule *r, const char *pat)
+{
+	int code;
+	PCRE2_SIZE at;
+	r->re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, 0, &code, &at, NULL);
+	if (!r->re) {
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(code, msg, sizeof msg);
+		size_t off = jsonpos_field(lc->text, lc->obj, "pattern");
+		char detail[320];
+		snprintf(detail, sizeof detail, "%s", (char *)msg);
+		return fail_at(lc, jsonpos_string_byte(lc->text, off, at), "pattern: ", detail);
+	}
+	/* JIT is an optimisation: without it (no JIT on this CPU) matching still works. */
+	pcre2_jit_compile(r->re, PCRE2_JIT_COMPLETE);
+	uint32_t count = 0, size = 0;
+	PCRE2_SPTR table = NULL;
+	pcre2_pattern_info(r->re, PCRE2_INFO_NAMECOUNT, &count);
+	pcre2_pattern_info(r->re, PCRE2_INFO_NAMEENTRYSIZE, &size);
+	pcre2_pattern_info(r->re, PCRE2_INFO_NAMETABLE, &table);
+	uint32_t groups = 0;
+	pcre2_pattern_info(r->re, PCRE2_INFO_CAPTURECOUNT, &groups);
+	if (groups > RULE_MAX_CAPS || count > RULE_MAX_CAPS)
+		return fail_field(lc, "pattern", "pattern: at most 12 capture groups");
+	for (uint32_t i = 0; i < count; i++) {
+		const unsigned char *e = table + i * size;
+		r->capnum[r->ncaps] = (e[0] << 8) | e[1];
+		r->capname[r->ncaps] = xstrdup((const char *)e + 2);
+		r->ncaps++;
+	}
+	/* Lint: a greedy catch-all before a capture scans the whole line, then backtracks. */
+	if (strstr(pat, ".*(?<") || strstr(pat, ".+(?<") || strncmp(pat, ".*", 2) == 0)
+		return fail_field(lc, "pattern", "pattern: a greedy .* before a capture; anchor the capture on a literal");
+	return 0;
+}
+
+static int tag_index(const ruleset *rs, const char *name)
+{
+	for (int i = 0; rs->tags && rs->tags[i]; i++)
+		if (strcmp(rs->tags[i], name) == 0)
+			return i;
+	return -1;
+}
+
+static int load_rule(ruleset *rs, loadctx *lc, const cJSON *o)
+{
+	if (!cJSON_IsObject(o))
+		return fail_at(lc, lc->obj, "a rule must be an object", NULL);
+	rule r = { 0 };
+	r.tag = -1;
+	int l, c;
+	jsonpos_linecol(lc->text, lc->obj, &l, &c);
+	strbuf src = { 0 };
+	sb_printf(&src, "%s:%d", lc->path, l);
+	r.src = sb_take(&src);
+	r.id = opt_string(o, "id");
+	char *pat = opt_string(o, "pattern");
+	char *tag = opt_string(o, "tag");
+	char *sev = opt_string(o, "severity");
+	int rc = -1;
+	char name[80];
+	const char *bad;
+	if (!r.id || !id_ok(r.id)) {
+		fail_field(lc, "id", "a rule needs an \"id\" of lowercase letters, digits and '-'");
+		goto out;
+	}
+	for (size_t i = 0; i < rs->n; i++)
+		if (strcmp(rs->v[i].id, r.id) == 0) {
+			fail_field(lc, "id", "duplicate rule id");
+			goto out;
+		}
+	if (!string_list(o, "gate", &r.gates, &r.ngates) || r.ngates == 0) {
+		fail_field(lc, "gate", "a rule needs a \"gate\": a literal (or a list) that every match contains");
+		goto out;
+	}
+	for (size_t i = 0; i < r.ngates; i++)
+		if (strlen(r.gates[i]) < 3) {
+			fail_field(lc, "gate", "a gate literal needs at least 3 characters");
+			goto out;
+		}
+	if (!pat) {
+		fail_field(lc, "pattern", "a rule needs a \"pattern\"");
+		goto out;
+	}
+	if (compile_pattern(lc, &r, pat) != 0)
+		goto out;
+	r.finding = opt_string(o, "finding");
+	if (tag && (r.tag = tag_index(rs, tag)) < 0) {
+		fail_field(lc, "tag", "unknown tag");
+		goto out;
+	}
+	if (!r.finding && r.tag < 0) {
+		fail_at(lc, lc->obj, "a rule needs a \"finding\" or a \"tag\"", NULL);
+		goto out;
+	}
+	if (r.finding) {
+		const catentry *ce = rs->cat ? catalog_find(rs->cat, r.finding) : NULL;
+		r.title = opt_string(o, "title");
+		if (!id_ok(r.finding) || (!ce && !r.title)) {
+			fail_field(lc, "finding", "unknown finding id (a new id needs a \"title\")");
+			goto out;
+		}
+		r.severity = ce ? ce->severity : SEV_WARNING;
+		if (sev && !severity_parse(sev, &r.severity)) {
+			fail_field(lc, "severity", "severity must be error, warning or info");
+			goto out;
+		}
+	}
+	r.message = opt_string(o, "message");
+	r.hint = opt_string(o, "hint");
+	r.fold = opt_string(o, "fold");
+	r.site = opt_string(o, "site");
+	const char *tpls[] = { r.message, r.hint, r.fold };
+	const char *tplk[] = { "message", "hint", "fold" };
+	for (int i = 0; i < 3; i++)
+		if ((bad = template_check(tpls[i], &r, name, sizeof name))) {
+			char what[160];
+			snprintf(what, sizeof what, "template names {%s}, which the pattern does not capture", bad);
+			fail_field(lc, tplk[i], what);
+			goto out;
+		}
+	if (!string_list(o, "samples", &r.samples, &r.nsamples)) {
+		fail_field(lc, "samples", "\"samples\" must be a list of strings");
+		goto out;
+	}
+	grow(&rs->v, &rs->cap, rs->n, sizeof *rs->v);
+	rs->v[rs->n++] = r;
+	rc = 0;
+out:
+	if (rc)
+		rule_free(&r);
+	free(pat);
+	free(tag);
+	free(sev);
+	return rc;
+}
+
+static int load_file(ruleset *rs, const char *path, strbuf *err)
+{
+	char *text;
+	size_t len;
+	if (file_slurp(path, &text, &len, err) != 0)
+		return -1;
+	loadctx lc = { path, text, 0, err };
+	cJSON *doc = cJSON_ParseWithLength(text, len);
+	int rc = 0;
+	if (!doc) {
+		const char *at = cJSON_GetErrorPtr();
+		rc = fail_at(&lc, at && at >= text && at <= text + len ? (size_t)(at - text) : 0, "invalid JSON", NULL);
+		free(text);
+		return rc;
+	}
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(doc, "rules");
+	if (!cJSON_IsArray(arr)) {
+		rc = fail_at(&lc, 0, "expected an object with a \"rules\" array", NULL);
+	} else {
+		size_t cnt = (size_t)cJSON_GetArraySize(arr);
+		size_t *offs = xcalloc(cnt ? cnt : 1, sizeof *offs);
+		size_t noffs = jsonpos_elements(text, "rules", offs, cnt);
+		size_t k = 0;
+		const cJSON *o;
+		cJSON_ArrayForEach(o, arr) {
+			lc.obj = k < noffs ? offs[k] : 0;
+			if ((rc = load_rule(rs, &lc, o)) != 0)
+				break;
+			k++;
+		}
+		free(offs);
+	}
+	cJSON_Delete(doc);
+	free(text);
+	return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ruleset_load(ruleset *rs, const char *path, strbuf *err)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return load_file(rs, path, err);
+	DIR *d = opendir(path);
+	if (!d) {
+		sb_printf(err, "%s: cannot open directory", path);
+		return -1;
+	}
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		if (len > 5 && strcmp(de->d_name + len - 5, ".json") == 0 && strcmp(de->d_name, "catalog.json") != 0) {
+			grow(&names, &cap, n, sizeof *names);
+			strbuf p = { 0 };
+			sb_printf(&p, "%s/%s", path, de->d_name);
+			names[n++] = sb_take(&p);
+		}
+	}
+	closedir(d);
+	qsort(names, n, sizeof *names, cmp_str);
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (rc == 0)
+			rc = load_file(rs, names[i], err);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+void ruleset_finish(ruleset *rs)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < rs->n; i++)
+		total += rs->v[i].ngates;
+	slice *pats = xcalloc(total ? total : 1, sizeof *pats);
+	int *vals = xcalloc(total ? total : 1, sizeof *vals);
+	size_t k = 0;
+	for (size_t i = 0; i < rs->n; i++)
+		for (size_t j = 0; j < rs->v[i].ngates; j++) {
+			pats[k] = slice_from(rs->v[i].gates[j]);
+			vals[k++] = (int)i;
+		}
+	gate_free(rs->g);
+	rs->g = gate_build(pats, vals, k);
+	free(pats);
+	free(vals);
+	free(rs->cand);
+	free(rs->stamp);
+	rs->cand = xcalloc(rs->n ? rs->n : 1, sizeof *rs->cand);
+	rs->stamp = xcalloc(rs->n ? rs->n : 1, sizeof *rs->stamp);
+	rs->gen = 0;
+}
+
+static void on_gate_hit(void *ctx, int ri)
+{
+	ruleset *rs = ctx;
+	if (rs->stamp[ri] == rs->gen)
+		return;
+	rs->stamp[ri] = rs->gen;
+	/* keep candidates in rule order: rules earlier in the files run first */
+	size_t i = rs->ncand;
+	while (i > 0 && rs->cand[i - 1] > ri) {
+		rs->cand[i] = rs->cand[i - 1];
+		i--;
+	}
+	rs->cand[i] = ri;
+	rs->ncand++;
+}
+
+size_t ruleset_gate(ruleset *rs, slice line)
+{
+	if (++rs->gen == 0) {
+		memset(rs->stamp, 0, rs->n * sizeof *rs->stamp);
+		rs->gen = 1;
+	}
+	rs->ncand = 0;
+	gate_scan(rs->g, line, on_gate_hit, rs);
+	return rs->ncand;
+}
+
+static bool run_rule(ruleset *rs, size_t ri, slice text, match *m)
+{
+	rule *r = &rs->v[ri];
+	if (r->disabled)
+		return false;
+	int rc = pcre2_match(r->re, (PCRE2_SPTR)text.p, text.n, 0, 0, rs->md, rs->mctx);
+	if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT) {
+		r->disabled = true;
+		sb_printf(&rs->notes, "rule %s (%s) hit the match limit and is disabled for this run\n", r->id, r->src);
+		return false;
+	}
+	if (rc < 0)
+		return false;
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(rs->md);
+	m->r = r;
+	m->ri = (int)ri;
+	m->ncaps = 0;
+	for (int i = 0; i < r->ncaps; i++) {
+		int g = r->capnum[i];
+		capture *c = &m->caps[m->ncaps++];
+		c->name = r->capname[i];
+		if (g < rc && ov[2 * g] != PCRE2_UNSET)
+			c->v = (slice){ text.p + ov[2 * g], ov[2 * g + 1] - ov[2 * g] };
+		else
+			c->v = SLICE_NONE;
+	}
+	return true;
+}
+
+void ruleset_match(ruleset *rs, slice text, slice site, void (*fn)(void *ctx, const match *m), void *ctx)
+{
+	match m;
+	for (size_t i = 0; i < rs->ncand; i++) {
+		const rule *r = &rs->v[rs->cand[i]];
+		if (r->site && slice_find(site, r->site, strlen(r->site)) < 0)
+			continue;
+		if (run_rule(rs, (size_t)rs->cand[i], text, &m))
+			fn(ctx, &m);
+	}
+}
+
+bool ruleset_match_one(ruleset *rs, size_t ri, slice text, match *m)
+{
+	return ri < rs->n && run_rule(rs, ri, text, m);
+}
+
+slice match_get(const match *m, const char *name)
+{
+	/* (?J) patterns may repeat a name: the group that took part wins */
+	for (int i = 0; i < m->ncaps; i++)
+		if (m->caps[i].v.p && strcmp(m->caps[i].name, name) == 0)
+			return m->caps[i].v;
+	return SLICE_NONE;
+}
+
+void template_render(strbuf *b, const char *tpl, const match *m)
+{
+	for (const char *p = tpl; *p;) {
+		const char *o = strchr(p, '{');
+		const char *e = o ? strchr(o, '}') : NULL;
+		if (!o || !e) {
+			sb_adds(b, p);
+			return;
+		}
+		sb_add(b, p, (size_t)(o - p));
+		char name[64];
+		snprintf(name, sizeof name, "%.*s", (int)(e - o - 1), o + 1);
+		sb_addsl(b, match_get(m, name));
+		p = e + 1;
+	}
+}

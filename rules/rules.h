@@ -1,0 +1,82 @@
+/* Line rules: data files of {gate literal, PCRE2 pattern with named
+ * captures, what it emits}. Loaded and JIT-compiled once; matched through
+ * one literal gate pass per line, never one regex per rule per line. */
+#ifndef NCCLOG_RULES_H
+#define NCCLOG_RULES_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "../util/str.h"
+#include "catalog.h"
+#include "gate.h"
+
+#define RULE_MAX_CAPS 12
+
+typedef struct rule {
+	char *id;
+	char *src;          /* "file:line" where it is defined */
+	char **gates;
+	size_t ngates;
+	pcre2_code *re;
+	char *finding;      /* finding id it reports, or NULL */
+	enum severity severity;
+	char *title;        /* for ids that the catalog does not know */
+	char *message, *hint, *fold; /* templates over {capture} names */
+	char *site;         /* the WARN call site must contain this, or NULL */
+	int tag;            /* index into the tag vocabulary, or -1 */
+	char **samples;
+	size_t nsamples;
+	int ncaps;
+	char *capname[RULE_MAX_CAPS];
+	int capnum[RULE_MAX_CAPS];
+	bool disabled;      /* hit the match limit once: off for the run */
+} rule;
+
+typedef struct capture {
+	const char *name;
+	slice v;
+} capture;
+
+typedef struct match {
+	const rule *r;
+	int ri;             /* index of the rule in its set */
+	int ncaps;
+	capture caps[RULE_MAX_CAPS];
+} match;
+
+typedef struct ruleset {
+	rule *v;
+	size_t n, cap;
+	const char *const *tags; /* the vocabulary of tags, NULL-terminated */
+	const catalog *cat;
+	gate *g;
+	pcre2_match_context *mctx;
+	pcre2_match_data *md;
+	/* per-line scratch: candidate rules whose gate is in the line */
+	int *cand;
+	size_t ncand;
+	unsigned *stamp;
+	unsigned gen;
+	strbuf notes;       /* run-time notes (a rule disabled), for the caller */
+} ruleset;
+
+void ruleset_init(ruleset *rs, const catalog *cat, const char *const *tags);
+void ruleset_free(ruleset *rs);
+/* Loads one rule file, or every *.json in a directory (sorted). On error,
+ * -1 is returned and *err holds "file:line:col: message". */
+int ruleset_load(ruleset *rs, const char *path, strbuf *err);
+/* Builds the gate; call after the last load. */
+void ruleset_finish(ruleset *rs);
+/* Scans a line with the gate; returns the number of candidate rules. */
+size_t ruleset_gate(ruleset *rs, slice line);
+/* Runs the candidates of the last gate scan over a record's message and
+ * call site; calls fn per match. */
+void ruleset_match(ruleset *rs, slice text, slice site, void (*fn)(void *ctx, const match *m), void *ctx);
+/* Runs one rule over text (for `rules test`); returns true on a match. */
+bool ruleset_match_one(ruleset *rs, size_t ri, slice text, match *m);
+slice match_get(const match *m, const char *name);
+/* Renders a template: {name} becomes the capture's text. */
+void template_render(strbuf *b, const char *tpl, const match *m);
+
+#endif
