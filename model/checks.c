@@ -10,6 +10,16 @@
 
 enum if_kind { IFK_PHYS, IFK_LOOP, IFK_VIRTUAL, IFK_LINK_LOCAL };
 
+/* A finding of a job-level check; `scoped` when msg already names the ranks. */
+static finding *job_finding(model *m, const char *id, const char *key, enum severity sev, const char *msg,
+			    const char *hint, bool scoped)
+{
+	const catentry *ce = catalog_find(m->cat, id);
+	finding *f = findings_get(&m->fs, id, key, ce ? ce->title : id, sev, msg, hint, NULL);
+	f->scoped = scoped;
+	return f;
+}
+
 static const char *const virtual_prefixes[] = {
 	"docker", "veth", "virbr", "br-", "cni", "flannel", "cali", "tun", "tap", "wg",
 	"tailscale", "ip6tnl", "vxlan", "wl", "cilium", "lxc", "kube-", "weave", "vnet", "podman",
@@ -267,7 +277,6 @@ static void emit_ifgroup(model *m, ifgroup *g, const char *id, enum severity sev
 {
 	if (!g->procs.n)
 		return;
-	const catentry *ce = catalog_find(m->cat, id);
 	strbuf msg = { 0 }, hint = { 0 };
 	model_describe(m, &g->procs, &msg);
 	sb_printf(&msg, " %s %s (%s)", what, intern_str(&m->str, g->first.name),
@@ -276,7 +285,7 @@ static void emit_ifgroup(model *m, ifgroup *g, const char *id, enum severity sev
 	ifname_hint(m, &hint, g->prefixes.n ? g->prefixes.p : "docker,lo");
 	if (extra_hint)
 		sb_printf(&hint, "; %s", extra_hint);
-	finding *f = findings_get(&m->fs, id, NULL, ce ? ce->title : id, sev, msg.p, hint.p, NULL);
+	finding *f = job_finding(m, id, NULL, sev, msg.p, hint.p, true);
 	for (size_t i = 0; i < g->procs.n; i++)
 		findings_note(f, g->procs.v[i], 0, -1, 0, SLICE_NONE);
 	for (int i = 0; i < g->nev; i++)
@@ -360,8 +369,11 @@ static void check_iface_mismatch(model *m)
 			continue;
 		ipaddr a, b;
 		bool pa = iface_addr(m, p->boot, &a), pb = iface_addr(m, f->boot, &b);
-		bool differ = iface_kind(m, p->boot) != iface_kind(m, f->boot) ||
-			      (pa && pb && !ipaddr_same_net(&a, &b, a.family == 4 ? 16 : 48)) || (pa != pb);
+		/* Without netmasks in the log: one interface name on a shared /8
+		 * (10.1.x and 10.2.x in one VPC) is routed; other names need a /16. */
+		int bits = p->boot.name == f->boot.name ? 8 : 16;
+		bool differ = iface_kind(m, p->boot) != iface_kind(m, f->boot) || (pa != pb) ||
+			      (pa && pb && !ipaddr_same_net(&a, &b, a.family == 4 ? bits : 3 * bits));
 		if (differ)
 			intset_add(&odd, (int)i);
 	}
@@ -381,9 +393,8 @@ static void check_iface_mismatch(model *m)
 		strbuf bad = { 0 };
 		add_prefix(&bad, intern_str(&m->str, o->boot.name));
 		ifname_hint(m, &hint, bad.p);
-		const catentry *ce = catalog_find(m->cat, "socket-iface-mismatch");
-		finding *fd = findings_get(&m->fs, "socket-iface-mismatch", NULL, ce ? ce->title : "", SEV_ERROR,
-					   msg.p, hint.p, NULL);
+		finding *fd = job_finding(m, "socket-iface-mismatch", NULL, SEV_ERROR,
+					   msg.p, hint.p, true);
 		findings_note(fd, first, 0, f->ev_boot.file, f->ev_boot.line, slice_from(f->ev_boot.text));
 		for (size_t i = 0; i < odd.n; i++) {
 			const proc *p = &m->procs[odd.v[i]];
@@ -456,7 +467,6 @@ static void check_versions(model *m)
 		return;
 	}
 	strbuf msg = { 0 };
-	const catentry *ce = catalog_find(m->cat, "nccl-version-mismatch");
 	if (vers.n >= 2) {
 		sb_adds(&msg, "ranks run different NCCL versions: ");
 		for (size_t v = 0; v < vers.n; v++) {
@@ -477,11 +487,11 @@ static void check_versions(model *m)
 		else
 			sb_adds(&msg, " (\"Bootstrap : Using\" up to 2.23 and \"Bootstrap: Using\" from 2.24)");
 	}
-	finding *f = findings_get(&m->fs, "nccl-version-mismatch", NULL, ce ? ce->title : "", SEV_ERROR, msg.p,
+	finding *f = job_finding(m, "nccl-version-mismatch", NULL, SEV_ERROR, msg.p,
 				  "use one NCCL build on every node (the same container image, or the same "
 				  "nvidia-nccl-cu* wheel); check LD_LIBRARY_PATH and LD_PRELOAD, and compare the "
 				  "`NCCL version` line of each node",
-				  NULL);
+				  true);
 	intset shown = { 0 };
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const proc *p = &m->procs[i];
@@ -520,11 +530,10 @@ static void check_ranks(model *m)
 		sb_printf(&msg, "a communicator of %d ranks shows %d of them in the logs; ranks ", c->nranks, j.ranks_seen);
 		ranges_format(&msg, missing.v, missing.n);
 		sb_adds(&msg, " never appear");
-		const catentry *ce = catalog_find(m->cat, "rank-missing");
-		finding *f = findings_get(&m->fs, "rank-missing", NULL, ce ? ce->title : "", SEV_WARNING, msg.p,
+		finding *f = job_finding(m, "rank-missing", NULL, SEV_WARNING, msg.p,
 					  "check that every rank's log was collected (one NCCL_DEBUG_FILE per rank, "
 					  "e.g. %h-%p.log), and whether the missing ranks' processes started at all",
-					  NULL);
+					  false);
 		for (int r = 0; r < c->rank_cap; r++)
 			if (c->rank_proc[r] >= 0) {
 				const proc *p = &m->procs[c->rank_proc[r]];
@@ -563,8 +572,22 @@ static void check_init(model *m)
 		intset_free(&stuck);
 		return;
 	}
-	bool errors = any_error(m);
-	enum severity sev = any_done || errors ? SEV_ERROR : SEV_WARNING;
+	/* Before 2.18.3 there is no "Init START": a bootstrap line alone is weak
+	 * evidence that init began, and excerpts often end there. A job that
+	 * failed with errors or was killed makes a stuck init certain. */
+	bool errors = any_error(m), killed = m->ev_killed.text != NULL, explicit_init = false;
+	for (size_t i = 0; i < stuck.n; i++)
+		if (m->procs[stuck.v[i]].init_started || m->procs[stuck.v[i]].phase >= PH_TOPOLOGY)
+			explicit_init = true;
+	enum severity sev;
+	if (explicit_init)
+		sev = errors || any_done || killed ? SEV_ERROR : SEV_WARNING;
+	else if (!errors && (any_done || killed))
+		sev = SEV_WARNING;
+	else {
+		intset_free(&stuck);
+		return;
+	}
 	strbuf msg = { 0 };
 	model_describe(m, &stuck, &msg);
 	sb_adds(&msg, " started NCCL init but never logged Init COMPLETE; last phase: ");
@@ -594,14 +617,17 @@ static void check_init(model *m)
 	}
 	if (any_done)
 		sb_adds(&msg, ", while other ranks completed");
+	else if (killed)
+		sb_adds(&msg, "; the job was then killed");
 	const char *hint = "look at what the stuck ranks did last: a bootstrap phase points at the network "
 			   "(interface, firewall), channel-connect at the transport between the ranks named there";
-	const catentry *ce = catalog_find(m->cat, "init-incomplete");
-	finding *f = findings_get(&m->fs, "init-incomplete", NULL, ce ? ce->title : "", sev, msg.p, hint, NULL);
+	finding *f = job_finding(m, "init-incomplete", NULL, sev, msg.p, hint, true);
 	for (size_t i = 0; i < stuck.n; i++) {
 		const proc *p = &m->procs[stuck.v[i]];
 		const evref *e = p->ev_last_phase.text ? &p->ev_last_phase : &p->ev_init;
 		findings_note(f, stuck.v[i], 0, e->file, e->line, e->text ? slice_from(e->text) : SLICE_NONE);
+		if (killed && i + 1 == stuck.n)
+			findings_add_evidence(f, m->ev_killed.file, m->ev_killed.line, -1, slice_from(m->ev_killed.text));
 		if (p->transports & TR_P2P && p->phase >= PH_CONNECT && !p->warned &&
 		    e->text && strstr(e->text, "P2P"))
 			intset_add(&p2p, stuck.v[i]);
@@ -610,11 +636,10 @@ static void check_init(model *m)
 		strbuf pm = { 0 };
 		model_describe(m, &p2p, &pm);
 		sb_adds(&pm, " stopped right after P2P channel setup, with no error");
-		ce = catalog_find(m->cat, "p2p-hang-suspect");
-		finding *g = findings_get(&m->fs, "p2p-hang-suspect", NULL, ce ? ce->title : "", SEV_WARNING, pm.p,
+		finding *g = job_finding(m, "p2p-hang-suspect", NULL, SEV_WARNING, pm.p,
 					  "as a test (not a fix), run with NCCL_P2P_DISABLE=1; if that works, check PCIe "
 					  "ACS (`lspci -vvv | grep ACSCtl`) and the IOMMU (`iommu=pt`)",
-					  NULL);
+					  true);
 		for (size_t i = 0; i < p2p.n; i++) {
 			const proc *p = &m->procs[p2p.v[i]];
 			findings_note(g, p2p.v[i], 0, p->ev_last_phase.file, p->ev_last_phase.line,
@@ -632,6 +657,39 @@ static int wd_rank(const model *m, const wdog *w)
 	return w->pgrank >= 0 ? w->pgrank : model_proc_rank(m, w->proc);
 }
 
+/* Init completed over P2P, no NCCL warning anywhere, and the first
+ * collectives time out: the classic PCIe ACS / IOMMU P2P hang. */
+static void check_p2p_hang(model *m, const intset *timed)
+{
+	intset p2p = { 0 };
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const proc *p = &m->procs[i];
+		if (p->warned)
+			goto out;
+		if (p->init_done && (p->transports & TR_P2P))
+			intset_add(&p2p, (int)i);
+	}
+	for (size_t i = 0; i < timed->n; i++)
+		if (m->wd[timed->v[i]].seq > 10 || m->wd[timed->v[i]].last_done > 10)
+			goto out;
+	if (p2p.n && timed->n) {
+		strbuf msg = { 0 };
+		model_describe(m, &p2p, &msg);
+		sb_adds(&msg, " completed init over P2P, then the first collectives hung with no NCCL error");
+		finding *f = job_finding(m, "p2p-hang-suspect", NULL, SEV_WARNING, msg.p,
+					 "as a test (not a fix), run with NCCL_P2P_DISABLE=1; if that works, check PCIe ACS "
+					 "(`lspci -vvv | grep ACSCtl`) and the IOMMU (`iommu=pt` or off)",
+					 true);
+		for (size_t i = 0; i < p2p.n; i++) {
+			const evref *e = &m->procs[p2p.v[i]].ev_last_phase;
+			findings_note(f, p2p.v[i], 0, e->file, e->line, e->text ? slice_from(e->text) : SLICE_NONE);
+		}
+		sb_free(&msg);
+	}
+out:
+	intset_free(&p2p);
+}
+
 static void check_watchdog(model *m)
 {
 	intset timed = { 0 };
@@ -642,7 +700,6 @@ static void check_watchdog(model *m)
 		intset_free(&timed);
 		return;
 	}
-	const catentry *ce = catalog_find(m->cat, "watchdog-timeout");
 	strbuf msg = { 0 };
 	/* group by (seq, op): "ranks 1-3 timed out in ALLREDUCE SeqNum=19" */
 	intset done = { 0 };
@@ -684,11 +741,12 @@ static void check_watchdog(model *m)
 			sb_printf(&msg, " after %ld ms", x->timeout_ms);
 		intset_free(&ranks);
 	}
-	finding *f = findings_get(&m->fs, "watchdog-timeout", NULL, ce ? ce->title : "", SEV_ERROR, msg.p,
+	check_p2p_hang(m, &timed);
+	finding *f = job_finding(m, "watchdog-timeout", NULL, SEV_ERROR, msg.p,
 				  "a collective never completed: find the rank that did not join it (see straggler "
 				  "and desync findings); enable the flight recorder with TORCH_NCCL_TRACE_BUFFER_SIZE=2000 "
 				  "and TORCH_NCCL_DUMP_ON_TIMEOUT=1, and take `py-spy dump` of a hung rank",
-				  NULL);
+				  true);
 	for (size_t i = 0; i < timed.n; i++) {
 		const wdog *w = &m->wd[timed.v[i]];
 		findings_note(f, w->proc, 0, w->ev.file, w->ev.line, slice_from(w->ev.text));
@@ -717,12 +775,11 @@ static void check_watchdog(model *m)
 		sb_adds(&dm, " differ from the others");
 		if (maj->op >= 0)
 			sb_printf(&dm, " (%s SeqNum=%ld)", intern_str(&m->str, maj->op), maj->seq);
-		ce = catalog_find(m->cat, "collective-desync");
-		finding *d = findings_get(&m->fs, "collective-desync", NULL, ce ? ce->title : "", SEV_ERROR, dm.p,
+		finding *d = job_finding(m, "collective-desync", NULL, SEV_ERROR, dm.p,
 					  "make every rank issue the same collectives in the same order (data-dependent "
 					  "branches, uneven data per rank, hooks that run on rank 0 only); "
 					  "TORCH_DISTRIBUTED_DEBUG=DETAIL checks this",
-					  NULL);
+					  true);
 		for (size_t i = 0; i < oddp.n; i++) {
 			const wdog *w = &m->wd[timed.v[oddp.v[i]]];
 			findings_note(d, w->proc, 0, w->ev.file, w->ev.line, slice_from(w->ev.text));
@@ -759,11 +816,10 @@ static void check_watchdog(model *m)
 		sb_adds(&sm, sr.n == 1 ? "rank " : "ranks ");
 		ranges_format(&sm, sr.v, sr.n);
 		sb_printf(&sm, " %s behind: at collective %ld while others reached %ld", sr.n == 1 ? "is" : "are", lo, hi);
-		ce = catalog_find(m->cat, "straggler-rank");
-		finding *s = findings_get(&m->fs, "straggler-rank", NULL, ce ? ce->title : "", SEV_WARNING, sm.p,
+		finding *s = job_finding(m, "straggler-rank", NULL, SEV_WARNING, sm.p,
 					  "inspect what the slow rank was doing (py-spy dump, its last log lines): a data "
 					  "loader stall, an exception, or a branch that skips a collective",
-					  NULL);
+					  true);
 		if (ex)
 			findings_note(s, ex->proc, 0, ex->ev.file, ex->ev.line, slice_from(ex->ev.text));
 		s->ranks = sr;
@@ -787,16 +843,48 @@ static bool host_has_hca(const model *m, int host)
 	return false;
 }
 
+/* One host on sockets because no RDMA device was found: fine for one
+ * node (its ranks talk over P2P/SHM), worth a note. */
+static void check_single_host_socket(model *m)
+{
+	intset sock = { 0 };
+	int sock_net = intern_find(&m->str, SLICE_LIT("Socket"));
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const proc *p = &m->procs[i];
+		if (p->ib_missing && ((sock_net >= 0 && p->net == sock_net) || (p->net < 0 && p->nsocket > 0)))
+			intset_add(&sock, (int)i);
+	}
+	if (sock.n) {
+		strbuf msg = { 0 };
+		model_describe(m, &sock, &msg);
+		sb_adds(&msg, " found no RDMA device and use the Socket transport; within one host that only matters "
+			      "if the job grows to more nodes");
+		finding *f = job_finding(m, "net-socket-fallback", NULL, SEV_INFO, msg.p, NULL, true);
+		const proc *p = &m->procs[sock.v[0]];
+		const evref *e = p->ev_net.text ? &p->ev_net : &p->ev_socket;
+		for (size_t i = 0; i < sock.n; i++)
+			findings_note(f, sock.v[i], 0, -1, 0, SLICE_NONE);
+		if (e->text)
+			findings_add_evidence(f, e->file, e->line, sock.v[0], slice_from(e->text));
+		sb_free(&msg);
+	}
+	intset_free(&sock);
+}
+
 static void check_transport(model *m)
 {
-	if (!multi_host(m))
+	if (!multi_host(m)) {
+		check_single_host_socket(m);
 		return;
+	}
 	intset ib = { 0 }, sock = { 0 }, other = { 0 }, gdr = { 0 }, nogdr = { 0 };
 	int sock_net = intern_find(&m->str, SLICE_LIT("Socket"));
 	int ib_net = intern_find(&m->str, SLICE_LIT("IB"));
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const proc *p = &m->procs[i];
-		if (p->net >= 0 && p->net == sock_net)
+		/* before 2.6.4 there is no "Using network": no IB device and a
+		 * NET/Socket list mean sockets */
+		if ((p->net >= 0 && p->net == sock_net) || (p->net < 0 && p->ib_missing && p->nsocket > 0))
 			intset_add(&sock, (int)i);
 		else if (p->net >= 0 && p->net == ib_net)
 			intset_add(&ib, (int)i);
@@ -805,18 +893,16 @@ static void check_transport(model *m)
 		if (p->transports & TR_NET_IB)
 			intset_add(p->transports & TR_GDR ? &gdr : &nogdr, (int)i);
 	}
-	const catentry *ce;
 	if (sock.n && (ib.n || other.n)) {
 		strbuf msg = { 0 };
 		model_describe(m, &sock, &msg);
 		sb_adds(&msg, " use the Socket transport while ");
 		model_describe(m, ib.n ? &ib : &other, &msg);
 		sb_printf(&msg, " use %s", ib.n ? "InfiniBand/RoCE" : intern_str(&m->str, m->procs[other.v[0]].net));
-		ce = catalog_find(m->cat, "transport-mismatch");
-		finding *f = findings_get(&m->fs, "transport-mismatch", NULL, ce ? ce->title : "", SEV_WARNING, msg.p,
+		finding *f = job_finding(m, "transport-mismatch", NULL, SEV_WARNING, msg.p,
 					  "make the RDMA stack the same on every node (libibverbs / rdma-core installed, "
 					  "/dev/infiniband in the container, the same NCCL_IB_* and NCCL_NET settings)",
-					  NULL);
+					  true);
 		const proc *s = &m->procs[sock.v[0]];
 		const proc *o = &m->procs[(ib.n ? ib : other).v[0]];
 		findings_note(f, sock.v[0], 0, s->ev_net.file, s->ev_net.line, slice_from(s->ev_net.text));
@@ -828,18 +914,30 @@ static void check_transport(model *m)
 		sb_adds(&msg, " use GPU Direct RDMA while ");
 		model_describe(m, &nogdr, &msg);
 		sb_adds(&msg, " stage network traffic through host memory");
-		ce = catalog_find(m->cat, "transport-mismatch");
-		findings_get(&m->fs, "transport-mismatch", NULL, ce ? ce->title : "", SEV_WARNING, msg.p,
-			     "load nvidia-peermem (or use DMA-BUF) on every node: `lsmod | grep nvidia_peermem`", NULL);
+		finding *f = job_finding(m, "transport-mismatch", NULL, SEV_WARNING, msg.p,
+					  "load nvidia-peermem (or use DMA-BUF) on every node: `lsmod | grep nvidia_peermem`", true);
+		for (size_t i = 0; i < nogdr.n; i++)
+			findings_note(f, nogdr.v[i], 0, -1, 0, SLICE_NONE);
+		const evref *a = &m->procs[gdr.v[0]].ev_netchan, *b = &m->procs[nogdr.v[0]].ev_netchan;
+		findings_add_evidence(f, b->file, b->line, nogdr.v[0], slice_from(b->text));
+		findings_add_evidence(f, a->file, a->line, gdr.v[0], slice_from(a->text));
+		sb_free(&msg);
 	} else if (sock.n && !ib.n && !other.n) {
 		/* every host on sockets: deliberate, or a fallback? */
 		bool disabled = false, missing = false;
 		intset hca = { 0 };
+		const envset *why = NULL;
 		for (size_t i = 0; i < m->nenv; i++)
 			if (env_is(m, &m->env[i], "NCCL_IB_DISABLE", "1") || env_is(m, &m->env[i], "NCCL_NET", "Socket")) {
 				disabled = true;
-				if (host_has_hca(m, m->procs[m->env[i].proc].host))
-					intset_add(&hca, m->env[i].proc);
+				why = &m->env[i];
+				/* a setting without a host (an env dump) speaks for the whole job */
+				int host = m->procs[m->env[i].proc].host;
+				for (size_t k = 0; k < sock.n; k++) {
+					int h = m->procs[sock.v[k]].host;
+					if ((host < 0 || h == host) && host_has_hca(m, h))
+						intset_add(&hca, sock.v[k]);
+				}
 			}
 		for (size_t i = 0; i < sock.n; i++)
 			if (m->procs[sock.v[i]].ib_missing)
@@ -848,23 +946,24 @@ static void check_transport(model *m)
 			strbuf msg = { 0 };
 			model_describe(m, &hca, &msg);
 			sb_adds(&msg, " disable InfiniBand by environment although their logs show HCAs");
-			ce = catalog_find(m->cat, "ib-disabled-by-env");
-			finding *f = findings_get(&m->fs, "ib-disabled-by-env", NULL, ce ? ce->title : "", SEV_WARNING,
-						  msg.p, "unset NCCL_IB_DISABLE (and NCCL_NET=Socket) unless sockets are meant", NULL);
+			finding *f = job_finding(m, "ib-disabled-by-env", NULL, SEV_WARNING,
+						  msg.p, "unset NCCL_IB_DISABLE (and NCCL_NET=Socket) unless sockets are meant", true);
 			for (size_t i = 0; i < hca.n; i++)
 				findings_note(f, hca.v[i], 0, -1, 0, SLICE_NONE);
+			const evref *ibl = &m->procs[hca.v[0]].ev_ib;
+			findings_add_evidence(f, why->ev.file, why->ev.line, why->proc, slice_from(why->ev.text));
+			findings_add_evidence(f, ibl->file, ibl->line, hca.v[0], slice_from(ibl->text));
 			sb_free(&msg);
 		} else if (!disabled && missing) {
 			strbuf msg = { 0 };
 			model_describe(m, &sock, &msg);
 			sb_adds(&msg, " talk across hosts over TCP sockets: NCCL found no usable RDMA device");
-			ce = catalog_find(m->cat, "net-socket-fallback");
-			finding *f = findings_get(&m->fs, "net-socket-fallback", NULL, ce ? ce->title : "", SEV_WARNING,
+			finding *f = job_finding(m, "net-socket-fallback", NULL, SEV_WARNING,
 						  msg.p,
 						  "if the nodes have InfiniBand/RoCE NICs: install rdma-core/libibverbs, pass "
 						  "/dev/infiniband into the container (--device=/dev/infiniband --cap-add=IPC_LOCK), "
 						  "and check NCCL_IB_HCA",
-						  NULL);
+						  true);
 			const proc *s = &m->procs[sock.v[0]];
 			findings_note(f, sock.v[0], 0, s->ev_net.file, s->ev_net.line, slice_from(s->ev_net.text));
 			sb_free(&msg);
@@ -881,6 +980,8 @@ static void check_transport(model *m)
 static bool risky_env(const char *var, const char *val)
 {
 	static const char *const on[] = { "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_IB_DISABLE" };
+	if (strcmp(var, "NCCL_NET") == 0 && strcmp(val, "Socket") == 0)
+		return true;
 	static const char *const any[] = { "NCCL_ALGO", "NCCL_PROTO", "NCCL_GRAPH_FILE", "NCCL_TOPO_FILE" };
 	for (size_t i = 0; i < 3; i++)
 		if (strcmp(var, on[i]) == 0 && strcmp(val, "0") != 0)
@@ -916,14 +1017,13 @@ static void check_env(model *m)
 			sb_printf(&msg, "%s%s", k ? "|" : "", intern_str(&m->str, vals.v[k]));
 		intset_free(&vals);
 	}
-	const catentry *ce = catalog_find(m->cat, "env-override");
-	finding *f = findings_get(&m->fs, "env-override", NULL, ce ? ce->title : "", risky ? SEV_WARNING : SEV_INFO,
+	finding *f = job_finding(m, "env-override", NULL, risky ? SEV_WARNING : SEV_INFO,
 				  msg.p,
 				  risky ? "variables that disable transports or force ALGO/PROTO, NCCL_GRAPH_FILE and "
 					  "NCCL_TOPO_FILE are debugging aids: remove them in production unless you know "
 					  "why they are set (they may come from /etc/nccl.conf)"
 					: NULL,
-				  NULL);
+				  false);
 	intset shown = { 0 };
 	for (size_t i = 0; i < m->nenv; i++) {
 		const envset *e = &m->env[i];
@@ -939,16 +1039,16 @@ static void check_env(model *m)
 	for (size_t i = 0; i < m->nenv; i++)
 		if (m->procs[m->env[i].proc].host >= 0)
 			intset_add(&env_hosts, m->procs[m->env[i].proc].host);
-	for (size_t v = 0; v < vars.n && env_hosts.n > 1; v++) {
+	for (size_t v = 0; v < vars.n && count_hosts(m) > 1 && env_hosts.n; v++) {
 		intset with = { 0 }, vals = { 0 }, lack = { 0 };
 		for (size_t i = 0; i < m->nenv; i++)
 			if (m->env[i].var == vars.v[v] && m->procs[m->env[i].proc].host >= 0) {
 				intset_add(&with, m->procs[m->env[i].proc].host);
 				intset_add(&vals, m->env[i].val);
 			}
+		/* a host that logs its bootstrap but not the setting does not have it */
 		for (size_t i = 0; i < m->nprocs; i++)
-			if (m->procs[i].host >= 0 && intset_has(&env_hosts, m->procs[i].host) &&
-			    !intset_has(&with, m->procs[i].host) && m->procs[i].nenv > 0)
+			if (m->procs[i].host >= 0 && !intset_has(&with, m->procs[i].host) && m->procs[i].boot.name >= 0)
 				intset_add(&lack, (int)i);
 		if (lack.n || vals.n > 1) {
 			strbuf im = { 0 };
@@ -961,14 +1061,12 @@ static void check_env(model *m)
 				sb_printf(&im, "%s is set on some hosts but not for ", var);
 				model_describe(m, &lack, &im);
 			}
-			ce = catalog_find(m->cat, "socket-env-inconsistent");
 			strbuf key = { 0 };
 			sb_adds(&key, var);
-			finding *g = findings_get(&m->fs, "socket-env-inconsistent", key.p, ce ? ce->title : "",
-						  SEV_WARNING, im.p,
+			finding *g = job_finding(m, "socket-env-inconsistent", key.p, SEV_WARNING, im.p,
 						  "set NCCL variables the same way for every rank and pass them through the "
 						  "launcher (srun --export=ALL, mpirun -x VAR, the torchrun environment)",
-						  NULL);
+						  false);
 			for (size_t i = 0; i < m->nenv; i++)
 				if (m->env[i].var == vars.v[v])
 					findings_note(g, m->env[i].proc, 0, m->env[i].ev.file, m->env[i].ev.line,
@@ -994,7 +1092,8 @@ static void check_duplicate_gpu(model *m)
 		bool seen_before = false;
 		for (size_t b = 0; b < m->nprocs; b++) {
 			const proc *q = &m->procs[b];
-			if (q->busid == p->busid && q->host == p->host && q->comm == p->comm && q->rank != p->rank) {
+			if (q->busid == p->busid && q->host == p->host && q->comm == p->comm && q->rank != p->rank &&
+			    !(q->boot.addr >= 0 && p->boot.addr >= 0 && q->boot.addr != p->boot.addr)) {
 				if (b < a)
 					seen_before = true;
 				intset_add(&same, (int)b);
@@ -1005,13 +1104,12 @@ static void check_duplicate_gpu(model *m)
 			strbuf msg = { 0 };
 			model_describe(m, &same, &msg);
 			sb_printf(&msg, " share one GPU (busId %s)", intern_str(&m->str, p->busid));
-			const catentry *ce = catalog_find(m->cat, "duplicate-gpu");
-			finding *f = findings_get(&m->fs, "duplicate-gpu", intern_str(&m->str, p->busid), ce ? ce->title : "",
+			finding *f = job_finding(m, "duplicate-gpu", intern_str(&m->str, p->busid),
 						  SEV_ERROR, msg.p,
 						  "bind each process to its own GPU: torch.cuda.set_device(local_rank) before "
 						  "init_process_group (or pass device_id), and check CUDA_VISIBLE_DEVICES and the "
 						  "launcher's LOCAL_RANK",
-						  NULL);
+						  true);
 			for (size_t i = 0; i < same.n; i++) {
 				const proc *q = &m->procs[same.v[i]];
 				findings_note(f, same.v[i], 0, q->ev_init.file, q->ev_init.line, slice_from(q->ev_init.text));
@@ -1020,6 +1118,49 @@ static void check_duplicate_gpu(model *m)
 		}
 		intset_free(&same);
 	}
+}
+
+/* Distinct nodes reporting one hostname: NCCL then takes them for one
+ * node and tries shared memory and P2P between them. */
+static void check_duplicate_hostname(model *m)
+{
+	intset hosts = { 0 };
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i].host >= 0)
+			intset_add(&hosts, m->procs[i].host);
+	for (size_t h = 0; h < hosts.n; h++) {
+		intset addrs = { 0 }, procs = { 0 };
+		for (size_t i = 0; i < m->nprocs; i++) {
+			const proc *p = &m->procs[i];
+			if (p->host != hosts.v[h] || p->boot.addr < 0 || iface_kind(m, p->boot) != IFK_PHYS)
+				continue;
+			intset_add(&addrs, p->boot.addr);
+			intset_add(&procs, (int)i);
+		}
+		if (addrs.n > 1) {
+			strbuf msg = { 0 };
+			sb_printf(&msg, "%zu nodes with different addresses all report the hostname %s:", addrs.n,
+				  intern_str(&m->str, hosts.v[h]));
+			for (size_t k = 0; k < addrs.n && k < 4; k++)
+				sb_printf(&msg, " %s", intern_str(&m->str, addrs.v[k]));
+			finding *f = job_finding(m, "duplicate-hostname", intern_str(&m->str, hosts.v[h]), SEV_WARNING, msg.p,
+						  "give every node (pod, container) its own hostname, or set NCCL_HOSTID per node; "
+						  "NCCL otherwise assumes shared memory and P2P between them",
+						  false);
+			intset shown = { 0 };
+			for (size_t i = 0; i < procs.n; i++) {
+				const proc *p = &m->procs[procs.v[i]];
+				findings_note(f, procs.v[i], 0, -1, 0, SLICE_NONE);
+				if (intset_add(&shown, p->boot.addr))
+					findings_add_evidence(f, p->ev_boot.file, p->ev_boot.line, procs.v[i], slice_from(p->ev_boot.text));
+			}
+			intset_free(&shown);
+			sb_free(&msg);
+		}
+		intset_free(&addrs);
+		intset_free(&procs);
+	}
+	intset_free(&hosts);
 }
 
 /* cudaDriverVersion older than the CUDA NCCL was built with ("+cuda12.4"). */
@@ -1035,16 +1176,73 @@ static void check_driver(model *m)
 			  (p->driver % 1000) / 10, p->cuda_build / 1000, (p->cuda_build % 1000) / 10);
 		if (!major)
 			sb_adds(&msg, " (minor-version compatibility covers most, not all, of the CUDA API)");
-		const catentry *ce = catalog_find(m->cat, "cuda-driver-too-old");
-		finding *f = findings_get(&m->fs, "cuda-driver-too-old", NULL, ce ? ce->title : "",
-					  major ? SEV_ERROR : SEV_WARNING, msg.p,
+		finding *f = job_finding(m, "cuda-driver-too-old", NULL, major ? SEV_ERROR : SEV_WARNING, msg.p,
 					  "upgrade the NVIDIA driver, or use a PyTorch/NCCL build for the CUDA version that "
 					  "`nvidia-smi` reports",
-					  NULL);
+					  false);
 		findings_note(f, (int)i, 0, p->ev_version.file, p->ev_version.line,
 			      p->ev_version.text ? slice_from(p->ev_version.text) : SLICE_NONE);
 		sb_free(&msg);
 	}
+}
+
+/* A rank whose last dated line is long before everyone else's: it went
+ * silent (hung, died, or its node did) while the others kept logging. */
+static void check_silence(model *m)
+{
+	double first = 0, last = 0;
+	int active = 0;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const proc *p = &m->procs[i];
+		if (!time_dated(p->last_time))
+			continue;
+		active++;
+		if (first == 0 || p->first_time < first)
+			first = p->first_time;
+		if (p->last_time > last)
+			last = p->last_time;
+	}
+	if (active < 3)
+		return;
+	double limit = (last - first) / 10;
+	if (limit < 120)
+		limit = 120;
+	intset silent = { 0 };
+	int later = 0;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const proc *p = &m->procs[i];
+		if (!time_dated(p->last_time))
+			continue;
+		if (last - p->last_time > limit && !p->destroyed)
+			intset_add(&silent, (int)i);
+		else
+			later++;
+	}
+	/* most ranks must have kept going: a job-wide stop is no silent rank */
+	if (silent.n && later >= 2 && silent.n * 2 < (size_t)active) {
+		const proc *p = &m->procs[silent.v[0]];
+		long gap = (long)(last - p->last_time);
+		strbuf msg = { 0 }, sm = { 0 };
+		model_describe(m, &silent, &msg);
+		sb_printf(&msg, " went silent %ld min %ld s before the other ranks' last lines", gap / 60, gap % 60);
+		finding *f = job_finding(m, "rank-silent", NULL, SEV_WARNING, msg.p,
+					 "look at the silent rank's node: a hang (py-spy dump), a crash or OOM kill "
+					 "(dmesg), or a lost node; its last lines tell where it stopped",
+					 true);
+		model_describe(m, &silent, &sm);
+		sb_printf(&sm, " %s behind: its last activity is %ld min %ld s older than the others'",
+			  silent.n == 1 ? "is" : "are", gap / 60, gap % 60);
+		finding *g = job_finding(m, "straggler-rank", NULL, SEV_WARNING, sm.p,
+					 "inspect what the slow rank was doing (py-spy dump, its last log lines)", true);
+		for (size_t i = 0; i < silent.n; i++) {
+			const proc *q = &m->procs[silent.v[i]];
+			findings_note(f, silent.v[i], q->last_time, -1, 0, SLICE_NONE);
+			findings_note(g, silent.v[i], q->last_time, -1, 0, SLICE_NONE);
+		}
+		sb_free(&msg);
+		sb_free(&sm);
+	}
+	intset_free(&silent);
 }
 
 /* Symptoms point at the cause that explains them. */
@@ -1082,6 +1280,36 @@ static void link_causes(model *m)
 	}
 }
 
+/* "could not connect to 172.17.0.1<41523>": say whose interface that is. */
+static void name_connect_target(model *m)
+{
+	finding *f = findings_find(&m->fs, "bootstrap-connect-failed");
+	if (!f || !f->nev)
+		return;
+	const char *at = strstr(f->message, "connect to ");
+	if (!at)
+		return;
+	at += strlen("connect to ");
+	size_t n = strcspn(at, "<: ");
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const proc *p = &m->procs[i];
+		iface ifs[20];
+		const evref *ev[20];
+		int k = used_ifaces(p, ifs, ev);
+		for (int j = 0; j < k; j++) {
+			const char *a = intern_str(&m->str, ifs[j].addr);
+			if (strlen(a) != n || strncmp(a, at, n) != 0 || p->host < 0)
+				continue;
+			strbuf msg = { 0 };
+			sb_printf(&msg, "%s (%s is %s on %s)", f->message, a, intern_str(&m->str, ifs[j].name),
+				  intern_str(&m->str, p->host));
+			free(f->message);
+			f->message = sb_take(&msg);
+			return;
+		}
+	}
+}
+
 /* remote-peer-closed is a symptom: name the rank that failed first. */
 static void hint_first_failure(model *m)
 {
@@ -1113,11 +1341,14 @@ void model_check(model *m)
 	check_versions(m);
 	check_transport(m);
 	check_env(m);
+	check_duplicate_hostname(m);
 	check_duplicate_gpu(m);
 	check_driver(m);
 	check_watchdog(m);
 	check_ranks(m);
+	check_silence(m);
 	check_init(m);
 	hint_first_failure(m);
+	name_connect_target(m);
 	link_causes(m);
 }

@@ -94,24 +94,34 @@ static int cmp_finding(const void *a, const void *b)
 	const finding *x = a, *y = b;
 	if (x->severity != y->severity)
 		return x->severity > y->severity ? -1 : 1;
+	/* causes before the symptoms they explain */
+	if ((x->cause >= 0) != (y->cause >= 0))
+		return x->cause >= 0 ? 1 : -1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 void findings_sort(findings *fs)
 {
-	/* remember causes by seq, which survives the sort */
-	uint64_t *cause_seq = xcalloc(fs->n ? fs->n : 1, sizeof *cause_seq);
-	for (size_t i = 0; i < fs->n; i++)
+	if (fs->n < 2)
+		return;
+	/* causes are indices: remember them by arrival number across the sort */
+	uint64_t *cause_seq = xcalloc(fs->n, sizeof *cause_seq);
+	uint64_t *own_seq = xcalloc(fs->n, sizeof *own_seq);
+	for (size_t i = 0; i < fs->n; i++) {
+		own_seq[i] = fs->v[i].seq;
 		cause_seq[i] = fs->v[i].cause >= 0 ? fs->v[fs->v[i].cause].seq : 0;
-	for (size_t i = 0; i < fs->n; i++)
-		fs->v[i].cause = (int)cause_seq[i]; /* temporarily the seq */
-	free(cause_seq);
+	}
 	qsort(fs->v, fs->n, sizeof *fs->v, cmp_finding);
 	for (size_t i = 0; i < fs->n; i++) {
-		uint64_t s = (uint64_t)fs->v[i].cause;
+		uint64_t want = 0;
+		for (size_t k = 0; k < fs->n; k++)
+			if (own_seq[k] == fs->v[i].seq)
+				want = cause_seq[k];
 		fs->v[i].cause = -1;
-		for (size_t j = 0; s && j < fs->n; j++)
-			if (fs->v[j].seq == s)
+		for (size_t j = 0; want && j < fs->n; j++)
+			if (fs->v[j].seq == want)
 				fs->v[i].cause = (int)j;
 	}
+	free(cause_seq);
+	free(own_seq);
 }

@@ -32,6 +32,7 @@ typedef struct finding {
 	double time;       /* earliest timestamp, 0 when none */
 	int cause;         /* index of the finding this one is a symptom of, or -1 */
 	bool widened;      /* procs grew since last looked at (live mode) */
+	bool scoped;       /* the message names its ranks and hosts itself */
 } finding;
 
 typedef struct findings {

@@ -1,5 +1,6 @@
 #include "model.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@ void model_init(model *m, const catalog *cat)
 	*m = (model){ 0 };
 	m->cat = cat;
 	intern_init(&m->str);
+	intern_init(&m->streamkeys);
 	m->cur_proc = -1;
 }
 
@@ -45,7 +47,7 @@ void model_free(model *m)
 	for (size_t i = 0; i < m->nprocs; i++) {
 		proc *p = &m->procs[i];
 		evref *evs[] = { &p->ev_boot, &p->ev_socket, &p->ev_init, &p->ev_version,
-				 &p->ev_net, &p->ev_warn, &p->ev_last_phase };
+				 &p->ev_net, &p->ev_warn, &p->ev_last_phase, &p->ev_netchan, &p->ev_ib };
 		for (size_t k = 0; k < sizeof evs / sizeof evs[0]; k++)
 			evref_free(evs[k]);
 	}
@@ -63,6 +65,8 @@ void model_free(model *m)
 		evref_free(&m->env[i].ev);
 	free(m->env);
 	free(m->streams);
+	intern_free(&m->streamkeys);
+	evref_free(&m->ev_killed);
 	findings_free(&m->fs);
 	intern_free(&m->str);
 	*m = (model){ 0 };
@@ -126,24 +130,25 @@ static int proc_find(model *m, int host, long pid)
 	return -1;
 }
 
+static int stream_key(model *m, int file, int tag, bool add)
+{
+	char k[32];
+	int n = snprintf(k, sizeof k, "%d:%d", file, tag);
+	slice key = { k, (size_t)n };
+	return add ? intern_get(&m->streamkeys, key) : intern_find(&m->streamkeys, key);
+}
+
 static stream *stream_find(model *m, int file, int tag)
 {
-	for (size_t i = m->nstreams; i-- > 0;)
-		if (m->streams[i].file == file && m->streams[i].tag == tag)
-			return &m->streams[i];
-	return NULL;
+	int id = stream_key(m, file, tag, false);
+	return id >= 0 ? &m->streams[id] : NULL;
 }
 
 static void stream_set(model *m, int file, int tag, int pi)
 {
-	stream *s = stream_find(m, file, tag);
-	if (!s) {
-		grow(&m->streams, &m->streamcap, m->nstreams, sizeof *m->streams);
-		s = &m->streams[m->nstreams++];
-		s->file = file;
-		s->tag = tag;
-	}
-	s->proc = pi;
+	int id = stream_key(m, file, tag, true);
+	grow(&m->streams, &m->streamcap, (size_t)id, sizeof *m->streams);
+	m->streams[id] = (stream){ file, tag, pi };
 }
 
 /* The process a record belongs to. */
@@ -186,6 +191,36 @@ static int resolve_proc(model *m, int file, const record *r)
 	return p;
 }
 
+static void proc_seen(proc *p, int file, uint64_t lineno, double t)
+{
+	p->nlines++;
+	p->last_line = lineno;
+	p->last_file = file;
+	if (time_dated(t)) {
+		if (p->first_time == 0)
+			p->first_time = t;
+		if (t > p->last_time)
+			p->last_time = t;
+	}
+}
+
+void model_activity(model *m, int file, uint64_t lineno, slice line)
+{
+	launch ln = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
+	slice rest = launch_strip(line, &ln);
+	double t = ln.time;
+	if (t == 0)
+		timestamp_parse(rest, &t);
+	if (!time_dated(t))
+		return;
+	int tag = ln.tag.n ? intern_find(&m->str, ln.tag) : intern_find(&m->str, SLICE_NONE);
+	stream *s = stream_find(m, file, tag);
+	if (!s && !ln.tag.n)
+		s = stream_find(m, file, -1);
+	if (s)
+		proc_seen(&m->procs[s->proc], file, lineno, t);
+}
+
 void model_record(model *m, int file, uint64_t lineno, const record *r)
 {
 	int pi = resolve_proc(m, file, r);
@@ -211,14 +246,7 @@ void model_record(model *m, int file, uint64_t lineno, const record *r)
 			p->warn_time = r->time;
 		evref_set(&p->ev_warn, file, lineno, r->text);
 	}
-	p->nlines++;
-	p->last_line = lineno;
-	p->last_file = file;
-	if (r->time > 0) {
-		if (p->first_time == 0)
-			p->first_time = r->time;
-		p->last_time = r->time;
-	}
+	proc_seen(p, file, lineno, r->time);
 }
 
 /* ---- tag handlers ---- */
@@ -531,6 +559,8 @@ void model_match(model *m, const match *mt)
 		break;
 	case TAG_CHANNEL:
 		on_transport(p, match_get(mt, "via"));
+		if (slice_starts(match_get(mt, "via"), "NET/"))
+			evref_set(&p->ev_netchan, m->cur_file, m->cur_line, m->cur_text);
 		phase_at_least(m, p, PH_CONNECT);
 		break;
 	case TAG_CONNECTED:
@@ -576,6 +606,7 @@ void model_match(model *m, const match *mt)
 		iface o;
 		if (parse_iflist(m, match_get(mt, "oob"), &o, 1) == 1)
 			p->oob = o;
+		evref_set(&p->ev_ib, m->cur_file, m->cur_line, m->cur_text);
 		break;
 	}
 	case TAG_NET:
@@ -615,6 +646,9 @@ void model_match(model *m, const match *mt)
 		if (p->phase >= PH_COMPLETE)
 			phase_at_least(m, p, PH_RUNNING);
 		break;
+	case TAG_KILLED:
+		evref_set(&m->ev_killed, m->cur_file, m->cur_line, m->cur_text);
+		break;
 	case TAG_COUNT:
 		break;
 	}
@@ -639,6 +673,29 @@ const char *model_host(const model *m, int pi)
 	return intern_str(&m->str, m->procs[pi].host);
 }
 
+/* One entry per release: "2.21.5+cuda12.4" absorbs a bare "2.21.5". */
+static void add_version(const model *m, intset *vs, int v)
+{
+	const char *nv = intern_str(&m->str, v);
+	for (size_t i = 0; i < vs->n; i++) {
+		const char *ov = intern_str(&m->str, vs->v[i]);
+		size_t ln = strlen(nv), lo = strlen(ov);
+		if (ln < lo && strncmp(ov, nv, ln) == 0 && !isdigit((unsigned char)ov[ln]))
+			return;
+		if (lo < ln && strncmp(nv, ov, lo) == 0 && !isdigit((unsigned char)nv[lo])) {
+			intset tmp = { 0 };
+			for (size_t k = 0; k < vs->n; k++)
+				if (k != i)
+					intset_add(&tmp, vs->v[k]);
+			intset_add(&tmp, v);
+			intset_free(vs);
+			*vs = tmp;
+			return;
+		}
+	}
+	intset_add(vs, v);
+}
+
 void model_jobinfo(const model *m, jobinfo *j)
 {
 	*j = (jobinfo){ 0 };
@@ -658,7 +715,7 @@ void model_jobinfo(const model *m, jobinfo *j)
 		if (p->host >= 0 && p->pid >= 0)
 			intset_add(&j->hosts, p->host);
 		if (p->version >= 0)
-			intset_add(&j->versions, p->version);
+			add_version(m, &j->versions, p->version);
 		int r = model_proc_rank(m, (int)i);
 		if (r >= 0 && (p->nranks == j->nranks || j->nranks == 0))
 			intset_add(&ranks, r);

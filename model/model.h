@@ -30,7 +30,8 @@
 	X(TAG_RESULT, "nccl-result")                                                               \
 	X(TAG_WATCHDOG, "watchdog")                                                                \
 	X(TAG_PG_STATUS, "pg-status")                                                              \
-	X(TAG_PROGRESS, "progress")
+	X(TAG_PROGRESS, "progress")                                                                \
+	X(TAG_KILLED, "job-killed")
 
 #define X(e, s) e,
 enum model_tag { MODEL_TAGS(X) TAG_COUNT };
@@ -92,7 +93,7 @@ typedef struct proc {
 	bool ib_missing;
 	unsigned transports;
 	int nnodes;
-	evref ev_boot, ev_socket, ev_init, ev_version, ev_net, ev_warn, ev_last_phase;
+	evref ev_boot, ev_socket, ev_init, ev_version, ev_net, ev_warn, ev_last_phase, ev_netchan, ev_ib;
 	uint64_t last_line;
 	int last_file;
 	double first_time, last_time, warn_time;
@@ -148,8 +149,10 @@ typedef struct model {
 	size_t nwd, wdcap;
 	envset *env;
 	size_t nenv, envcap;
-	stream *streams;
-	size_t nstreams, streamcap;
+	stream *streams;       /* indexed by the id of "file:tag" in streamkeys */
+	size_t streamcap;
+	intern streamkeys;
+	evref ev_killed;       /* the launcher killed the job (time limit, SIGTERM) */
 	findings fs;
 	/* the record being fed */
 	int cur_file;
@@ -165,6 +168,9 @@ void model_free(model *m);
 int model_add_input(model *m, const char *name);
 /* Feeds one record (after rule gating) of input `file`, line `lineno`. */
 void model_record(model *m, int file, uint64_t lineno, const record *r);
+/* Notes a line that no rule needs: only its time, for the last activity of
+ * its process. Never allocates. */
+void model_activity(model *m, int file, uint64_t lineno, slice line);
 /* Feeds one rule match on the current record. */
 void model_match(model *m, const match *mt);
 /* Runs the job-level checks; call once at end of input (or on a live tick). */

@@ -20,10 +20,14 @@ static void on_match(void *ctx, const match *mt)
  * redraw with \r, and NCCL lines end up glued behind them. */
 static void segment(pipeline *p, uint64_t lineno, slice seg)
 {
+	if (!seg.n || !seg.p)
+		return;
 	size_t cands = ruleset_gate(p->rs, seg);
 	if (!cands && !memmem(seg.p, seg.n, "NCCL ", 5) && !memmem(seg.p, seg.n, " INFO ", 6) &&
-	    !memmem(seg.p, seg.n, " WARN ", 6))
+	    !memmem(seg.p, seg.n, " WARN ", 6)) {
+		model_activity(p->m, p->file, lineno, seg);
 		return;
+	}
 	size_t off = 0;
 	while (off < seg.n) {
 		record r;

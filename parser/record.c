@@ -432,8 +432,11 @@ static prefix parse_back(slice s, const anchor *a, record *r)
 		size_t o = t0 - 2;
 		while (o > 0 && t0 - o < 48 && s.p[o] != '[')
 			o--;
-		if (s.p[o] == '[') {
-			r->ts = (slice){ s.p + o + 1, t0 - 3 - o };
+		slice in = { s.p + o + 1, t0 - 3 - o };
+		double t;
+		/* NCCL's own "[%F %T]" only: "[56]" or "[... TP14]" belong to launchers */
+		if (s.p[o] == '[' && in.n && timestamp_parse(in, &t) == in.n) {
+			r->ts = in;
 			pf.start = o;
 		}
 	}

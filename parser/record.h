@@ -46,4 +46,11 @@ size_t timestamp_parse(slice s, double *t);
 
 const char *level_name(enum level lv);
 
+/* glog stamps carry no year and are placed in 2000: only times with a
+ * date can be compared across processes. */
+static inline bool time_dated(double t)
+{
+	return t >= 978307200.0; /* 2001-01-01 */
+}
+
 #endif

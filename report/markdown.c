@@ -82,7 +82,7 @@ int report_markdown(FILE *out, const model *m, const report_opts *o)
 		const finding *f = &m->fs.v[i];
 		sb_printf(&b, "### %s `%s`\n\n", f->severity == SEV_ERROR ? "Error" : f->severity == SEV_WARNING ? "Warning" : "Info", f->id);
 		strbuf msg = { 0 };
-		if (f->procs.n && !strstr(f->message, "rank") && !strstr(f->message, " on ")) {
+		if (f->procs.n && !f->scoped) {
 			model_describe(m, &f->procs, &msg);
 			sb_adds(&msg, ": ");
 		}

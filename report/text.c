@@ -24,7 +24,7 @@ static void put(strbuf *b, bool color, const char *code)
 /* "ranks 4-7 on node-b: " unless the message already names them. */
 static void scope(const model *m, const finding *f, strbuf *b)
 {
-	if (!f->procs.n || strstr(f->message, "rank") || strstr(f->message, " on "))
+	if (!f->procs.n || f->scoped)
 		return;
 	strbuf d = { 0 };
 	model_describe(m, &f->procs, &d);

@@ -35,7 +35,7 @@ static size_t probe(const intern *t, slice s)
 	size_t i = hash_bytes(s) & (t->tcap - 1);
 	while (t->table[i] >= 0) {
 		const char *c = t->strs[t->table[i]];
-		if (strlen(c) == s.n && memcmp(c, s.p, s.n) == 0)
+		if (strlen(c) == s.n && (s.n == 0 || memcmp(c, s.p, s.n) == 0))
 			break;
 		i = (i + 1) & (t->tcap - 1);
 	}

@@ -98,7 +98,8 @@ void *xrealloc(void *p, size_t n)
 char *xstrndup(const char *s, size_t n)
 {
 	char *d = xmalloc(n + 1);
-	memcpy(d, s, n);
+	if (n)
+		memcpy(d, s, n);
 	d[n] = '\0';
 	return d;
 }

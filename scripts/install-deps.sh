@@ -1,0 +1,15 @@
+#!/bin/sh
+# Installs what building and testing ncclog needs, from Debian packages.
+# Packages already present are skipped; nothing is done when all are there.
+set -eu
+pkgs="meson ninja-build gcc pkg-config libpcre2-dev libcjson-dev libncurses-dev python3 tmux"
+missing=""
+for p in $pkgs; do
+	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "installing:$missing" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Runs every test suite (unit, golden, cli) twice: in a normal build and in
+# an AddressSanitizer + UndefinedBehaviorSanitizer build.
+set -eu
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+[ -d build ] || meson setup build >/dev/null
+[ -d build-san ] || meson setup build-san -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+status=0
+for b in build build-san; do
+	echo "== $b"
+	meson compile -C "$b" >/dev/null
+	meson test -C "$b" --print-errorlogs || status=1
+done
+# one closing line over both builds
+python3 - build/meson-logs/testlog.json build-san/meson-logs/testlog.json <<'PY'
+import json, sys
+ok = bad = 0
+for path in sys.argv[1:]:
+    for line in open(path):
+        r = json.loads(line)
+        if r["result"] in ("OK", "EXPECTEDFAIL", "SKIP"):
+            ok += 1
+        else:
+            bad += 1
+print(f"{ok} passed, {bad} failed")
+PY
+exit $status

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# CLI tests: exit codes, error messages, hostile input, output contracts.
+# usage: cli.sh NCCLOG SOURCE_ROOT
+set -u
+bin=$1
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+# expect STATUS DESCRIPTION -- COMMAND...: runs it, keeping stdout/stderr in $out/$err
+expect() {
+	local want=$1 what=$2
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	local got=$?
+	out=$(cat "$tmp/out")
+	err=$(cat "$tmp/err")
+	if [ "$got" -eq "$want" ]; then ok; else fail "$what: exit $got, want $want; stderr: $err"; fi
+}
+contains() { if grep -qF -- "$2" <<<"$1"; then ok; else fail "$3: no '$2' in: ${1:0:300}"; fi; }
+lacks() { if grep -qF -- "$2" <<<"$1"; then fail "$3: unexpected '$2'"; else ok; fi; }
+valid_json() { if python3 -c 'import json,sys; json.load(sys.stdin)' <"$tmp/out" 2>/dev/null; then ok; else fail "$1: output is not JSON"; fi; }
+one_line() { if [ "$(wc -l <"$tmp/err")" -eq 1 ]; then ok; else fail "$1: stderr has $(wc -l <"$tmp/err") lines"; fi; }
+
+scen=$root/samples/lightning-2node-docker0
+healthy=$root/samples/healthy-2node-ib
+
+expect 2 "no command" -- "$bin"
+contains "$err" "usage: ncclog" "usage on stderr"
+expect 0 "--help" -- "$bin" --help
+contains "$out" "analyze" "help lists analyze"
+expect 0 "--version" -- "$bin" --version
+contains "$out" "ncclog " "version"
+expect 2 "unknown command" -- "$bin" frobnicate
+one_line "unknown command"
+expect 0 "analyze --help" -- "$bin" analyze --help
+contains "$out" "exit status" "analyze help documents exit codes"
+expect 2 "unknown option" -- "$bin" analyze --frob "$scen/rank0.log"
+one_line "unknown option"
+expect 2 "bad format" -- "$bin" analyze --format xml "$scen/rank0.log"
+contains "$err" "unknown format 'xml'" "bad format message"
+expect 2 "bad color" -- "$bin" analyze --color sometimes "$scen/rank0.log"
+
+# exit codes follow the findings
+expect 1 "scenario has errors" -- "$bin" analyze --color never "$scen"/rank*.log
+contains "$out" "NCCL_SOCKET_IFNAME=eth1" "scenario hint names eth1"
+contains "$out" "error[socket-iface-virtual]" "scenario finds docker0"
+contains "$out" "ranks 4-7 on node-b" "scenario names ranks and host"
+contains "$out" "job: 8 of 8 ranks seen" "summary"
+expect 0 "healthy run" -- "$bin" analyze "$healthy"/*
+
+# the interleaved srun stream gives the same diagnosis
+ids() { "$bin" analyze --format json "$@" | python3 -c 'import json,sys; print(" ".join(sorted({f["id"] for f in json.load(sys.stdin)["findings"]})))'; }
+a=$(ids "$scen"/rank*.log)
+b=$(ids "$root"/samples/lightning-2node-docker0-srun/*)
+if [ "$a" = "$b" ] && [ -n "$a" ]; then ok; else fail "srun stream differs: [$a] vs [$b]"; fi
+c=$(cat "$scen"/rank*.log | "$bin" analyze --format json | python3 -c 'import json,sys; print(" ".join(sorted({f["id"] for f in json.load(sys.stdin)["findings"]})))')
+contains "$c" "socket-iface-virtual" "standard input"
+
+# unreadable inputs: one line each, the rest still analyzed, exit 2
+expect 2 "missing file" -- "$bin" analyze "$tmp/nope.log" "$healthy"/node-a.log
+contains "$err" "ncclog: $tmp/nope.log: No such file or directory" "missing file message"
+one_line "missing file"
+contains "$out" "job:" "other inputs still analyzed"
+expect 2 "directory" -- "$bin" analyze "$tmp"
+contains "$err" "is a directory" "directory message"
+mkfifo "$tmp/fifo"
+(printf 'node-a:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n' >"$tmp/fifo") &
+expect 0 "fifo" -- "$bin" analyze --format json "$tmp/fifo"
+valid_json "fifo"
+wait
+
+# broken rule files: one line "file:line:col: what", exit 2
+printf '{"rules": [\n  {"id": "x", "gate": "abc",\n   "pattern": "a(b", "finding": "cuda-oom"}]}\n' >"$tmp/bad.json"
+expect 2 "broken rule" -- "$bin" analyze --rules "$tmp/bad.json" "$healthy"/node-a.log
+contains "$err" "ncclog: $tmp/bad.json:3:19: pattern: missing closing parenthesis" "rule error position"
+one_line "broken rule"
+printf '{"rules": [ {"id": "x",, }]}' >"$tmp/bad2.json"
+expect 2 "invalid rule JSON" -- "$bin" analyze --rules "$tmp/bad2.json" /dev/null
+contains "$err" "bad2.json:1:" "JSON error position"
+one_line "invalid rule JSON"
+expect 2 "missing rule file" -- "$bin" analyze --rules "$tmp/none.json" /dev/null
+contains "$err" "none.json: No such file or directory" "missing rule file"
+
+# a user rule adds a finding
+cat >"$tmp/site.json" <<'JSON'
+{"rules": [{"id": "site-nfs-stale", "gate": "Stale file handle", "pattern": "Stale file handle",
+  "finding": "site-nfs-stale", "title": "the shared filesystem went away", "severity": "error",
+  "message": "NFS handle went stale", "hint": "remount /shared"}]}
+JSON
+printf 'OSError: [Errno 116] Stale file handle\n' >"$tmp/nfs.log"
+expect 1 "user rule" -- "$bin" analyze --rules "$tmp/site.json" "$tmp/nfs.log"
+contains "$out" "error[site-nfs-stale]: NFS handle went stale" "user rule fires"
+
+# empty input
+expect 0 "empty file" -- "$bin" analyze /dev/null
+expect 0 "empty stdin" -- sh -c "'$bin' analyze --format json </dev/null"
+valid_json "empty stdin"
+
+# hostile bytes: binary, NUL, invalid UTF-8, escapes, 10 MB line
+head -c 200000 /dev/urandom >"$tmp/binary.log"
+expect_any() { "$@" >"$tmp/out" 2>"$tmp/err"; local s=$?; out=$(cat "$tmp/out"); if [ $s -le 1 ]; then ok; else fail "$*: exit $s"; fi; }
+expect_any "$bin" analyze --format json "$tmp/binary.log"
+valid_json "binary"
+printf 'node-a:1:1 [0] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>\0\xff\xfe\n\xc3\x28 node-a:1:1 [0] misc/socket.cc:1 NCCL WARN socketProgress: Connection closed by remote peer \x1b]52;c;ZXZpbA==\x07\x1b[2J\x9b31m\bboom\n' >"$tmp/evil.log"
+expect_any "$bin" analyze --format json "$tmp/evil.log"
+valid_json "invalid UTF-8 in JSON"
+python3 - "$tmp/out" <<'PY' && ok || fail "JSON strings must be valid UTF-8 without raw controls"
+import json, sys
+raw = open(sys.argv[1], 'rb').read()
+raw.decode('utf-8')
+assert b'\x1b' not in raw and b'\x07' not in raw and b'\x9b' not in raw
+PY
+expect_any "$bin" analyze --color always "$tmp/evil.log"
+if LC_ALL=C grep -q $'\x07\|\x1b\]\|\x1b\[2J\|\x08' "$tmp/out"; then fail "raw control bytes in text output"; else ok; fi
+contains "$out" '\x1b]52' "escape shown escaped"
+python3 -c "import sys; sys.stdout.write('x' * 10_000_000 + '\nnode-a:1:1 [0] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>\n')" >"$tmp/long.log"
+/usr/bin/time -f '%M' -o "$tmp/rss" "$bin" analyze --format json "$tmp/long.log" >"$tmp/out" 2>/dev/null
+valid_json "10 MB line"
+rss=$(tail -n 1 "$tmp/rss")
+if [ "$rss" -lt 65536 ]; then ok; else fail "10 MB line: peak RSS ${rss} KiB"; fi
+contains "$(cat "$tmp/out")" "socket-iface-loopback" "the line after a 10 MB line is analyzed"
+
+# never writes to an input
+sum=$(sha256sum "$scen"/rank0.log)
+"$bin" analyze "$scen"/rank0.log >/dev/null 2>&1
+if [ "$sum" = "$(sha256sum "$scen"/rank0.log)" ]; then ok; else fail "input changed"; fi
+
+# JSON contract fields
+expect 1 "json" -- "$bin" analyze --format json "$scen"/rank*.log
+python3 - "$tmp/out" <<'PY' && ok || fail "JSON contract"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["tool"] == "ncclog" and d["version"]
+assert d["inputs"][0]["file"].endswith("rank0.log") and d["inputs"][0]["lines"] > 0 and d["inputs"][0]["bytes"] > 0
+j = d["job"]
+assert j["nranks"] == 8 and j["ranks_seen"] == 8 and j["hosts"] == ["node-a", "node-b"], j
+assert j["nccl_versions"]
+r = {x["rank"]: x for x in d["ranks"] if x["pid"] is not None}
+assert r[0]["host"] == "node-a" and r[0]["socket_iface"] == "eth1" and r[4]["socket_iface"] == "docker0"
+f = {x["id"]: x for x in d["findings"]}
+v = f["socket-iface-virtual"]
+assert v["severity"] == "error" and v["ranks"] == [4, 5, 6, 7] and v["hosts"] == ["node-b"]
+assert v["evidence"][0]["line"] >= 1 and "docker0" in v["evidence"][0]["text"]
+assert "NCCL_SOCKET_IFNAME=eth1" in v["hint"]
+PY
+
+# markdown
+expect 1 "markdown" -- "$bin" analyze --format markdown "$scen"/rank*.log
+contains "$out" "<details><summary>evidence</summary>" "markdown evidence folded"
+contains "$out" "| host | ranks |" "markdown table"
+
+# colour only when asked or on a terminal
+expect 1 "no colour in a pipe" -- "$bin" analyze "$scen"/rank0.log "$scen"/rank4.log
+if grep -q $'\x1b\[' "$tmp/out"; then fail "colour in a pipe"; else ok; fi
+expect 1 "colour forced" -- "$bin" analyze --color always "$scen"/rank0.log "$scen"/rank4.log
+if grep -q $'\x1b\[1;31m' "$tmp/out"; then ok; else fail "no colour with --color always"; fi
+
+# explain
+expect 0 "explain" -- "$bin" explain socket-iface-loopback
+contains "$out" "NCCL_SOCKET_IFNAME" "explain text"
+expect 2 "explain unknown" -- "$bin" explain socket-iface-loopbak
+contains "$err" "did you mean 'socket-iface-loopback'" "nearest id"
+one_line "explain unknown"
+expect 0 "explain --list" -- "$bin" explain --list
+n=$(python3 -c "import json; print(len(json.load(open('$root/rules/catalog.json'))['findings']))")
+if [ "$(wc -l <"$tmp/out")" -eq "$n" ]; then ok; else fail "explain --list: $(wc -l <"$tmp/out") lines for $n ids"; fi
+
+# quiet when the reader goes away
+"$bin" analyze "$scen"/rank*.log 2>"$tmp/err" | head -c 10 >/dev/null
+if [ ! -s "$tmp/err" ]; then ok; else fail "SIGPIPE not quiet: $(cat "$tmp/err")"; fi
+
+echo "cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,63 @@
+/* The line splitter: CRLF, torn chunks, cut long lines, no newline at end. */
+#include <stdlib.h>
+
+#include "../../parser/lines.h"
+#include "check.h"
+
+typedef struct seen {
+	char text[16][64];
+	bool cut[16];
+	uint64_t no[16];
+	int n;
+} seen;
+
+static void collect(void *ctx, const line *l)
+{
+	seen *s = ctx;
+	if (s->n < 16) {
+		snprintf(s->text[s->n], 64, "%.*s", (int)(l->text.n < 63 ? l->text.n : 63), l->text.p);
+		s->cut[s->n] = l->cut;
+		s->no[s->n] = l->no;
+	}
+	s->n++;
+}
+
+int main(void)
+{
+	checks cc = { 0 }, *c = &cc;
+	linesplit ls;
+	seen s = { 0 };
+	linesplit_init(&ls, 8);
+	const char *in = "ab\r\ncd\nefghijklmnop\nq";
+	/* fed one byte at a time: every line torn across chunks */
+	for (const char *p = in; *p; p++)
+		linesplit_feed(&ls, p, 1, collect, &s);
+	CHECK(c, linesplit_pending(&ls), "q is pending");
+	linesplit_flush(&ls, collect, &s);
+	CHECK(c, s.n == 4, "4 lines, got %d", s.n);
+	CHECK(c, strcmp(s.text[0], "ab") == 0, "CR stripped: '%s'", s.text[0]);
+	CHECK(c, strcmp(s.text[1], "cd") == 0, "'%s'", s.text[1]);
+	CHECK(c, strcmp(s.text[2], "efghijkl") == 0 && s.cut[2], "cut at 8: '%s'", s.text[2]);
+	CHECK(c, strcmp(s.text[3], "q") == 0 && s.no[3] == 4, "last line numbered 4: %llu", (unsigned long long)s.no[3]);
+	linesplit_free(&ls);
+
+	/* the same in one chunk */
+	memset(&s, 0, sizeof s);
+	linesplit_init(&ls, 8);
+	linesplit_feed(&ls, in, strlen(in), collect, &s);
+	linesplit_flush(&ls, collect, &s);
+	CHECK(c, s.n == 4 && strcmp(s.text[2], "efghijkl") == 0 && s.cut[2], "one chunk");
+	linesplit_free(&ls);
+
+	/* a long line without a newline, then more: bounded, marked once */
+	memset(&s, 0, sizeof s);
+	linesplit_init(&ls, 8);
+	char big[1000];
+	memset(big, 'x', sizeof big);
+	for (int i = 0; i < 100; i++)
+		linesplit_feed(&ls, big, sizeof big, collect, &s);
+	linesplit_feed(&ls, "\nok\n", 4, collect, &s);
+	CHECK(c, s.n == 2 && s.cut[0] && strcmp(s.text[1], "ok") == 0 && s.no[1] == 2, "long line: %d lines", s.n);
+	linesplit_free(&ls);
+	return check_done(c, "lines");
+}

@@ -1,0 +1,135 @@
+/* Every line shape of format.md and of the real-incident line-shape list. */
+#include "../../parser/record.h"
+#include "check.h"
+
+typedef struct shape {
+	const char *line;
+	enum level lv;
+	const char *host; /* NULL: no NCCL prefix */
+	long pid;
+	int dev;
+	const char *site, *func, *ts;
+	int lrank;
+	const char *body;
+} shape;
+
+static const shape shapes[] = {
+	{ "node-01:3873285:3873285 [0] NCCL INFO Bootstrap: Using eth0:10.0.0.11<0>", LV_INFO, "node-01", 3873285, 0, "", "", "", -1, "Bootstrap: Using eth0:10.0.0.11<0>" },
+	{ "[2026-05-05 06:16:47] node-01:189884:189884 [3] plugin/net.cc:349 (ncclNetInit) NCCL WARN Failed to initialize any NET plugin", LV_WARN, "node-01", 189884, 3, "plugin/net.cc:349", "ncclNetInit", "2026-05-05 06:16:47", -1, "Failed to initialize any NET plugin" },
+	{ "[2025-07-01 14:02:11] node1:12345:12401 [1] transport/net_ib.cc:1693 NCCL WARN NET/IB: Got completion", LV_WARN, "node1", 12345, 1, "transport/net_ib.cc:1693", "", "2025-07-01 14:02:11", -1, "NET/IB: Got completion" },
+	{ "node1:12345:12401 [1] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.0.0.12<43311> failed : Connection refused", LV_WARN, "node1", 12345, 1, "misc/socket.cc:484", "", "", -1, "socketStartConnect: Connect to 10.0.0.12<43311> failed : Connection refused" },
+	{ "node-01:986207:986207 NCCL CALL ncclGroupStart()", LV_CALL, "node-01", 986207, -1, "", "", "", -1, "ncclGroupStart()" },
+	{ "node-01:1:2 [0] 1234.567890 ncclProxyProgress:123 NCCL TRACE progress", LV_TRACE, "node-01", 1, 0, "ncclProxyProgress:123", "", "", -1, "progress" },
+	{ "NCCL version 2.18.3+cuda12.2", LV_VERSION, NULL, -1, -1, "", "", "", -1, "NCCL version 2.18.3+cuda12.2" },
+	{ "c39f5cf046aa:4533:4667 [0] NCCL INFO misc/socket.cc:568 -> 2 [Async thread]", LV_INFO, "c39f5cf046aa", 4533, 0, "", "", "", -1, "misc/socket.cc:568 -> 2 [Async thread]" },
+	{ "dlbox:27768:92501 [0] INFO NET : Using interface eth1:10.0.0.1<0>", LV_INFO, "dlbox", 27768, 0, "", "", "", -1, "NET : Using interface eth1:10.0.0.1<0>" },
+	{ "include/socket.h:360 WARN Net : Connect to 10.0.0.2<1234> failed", LV_WARN, NULL, -1, -1, "include/socket.h:360", "", "", -1, "Net : Connect to 10.0.0.2<1234> failed" },
+	{ "[1,30]<stdout>:node-a:1:1 [0] NCCL INFO hi", LV_INFO, "node-a", 1, 0, "", "", "", 30, "hi" },
+	{ "  3: gpu-07:5:6 [2] NCCL INFO srun", LV_INFO, "gpu-07", 5, 2, "", "", "", 3, "srun" },
+	{ "[default0]:node:1:2 [0] NCCL INFO torchrun", LV_INFO, "node", 1, 0, "", "", "", -1, "torchrun" },
+	{ "[rank3]:node:1:2 [3] NCCL INFO torchrun rank", LV_INFO, "node", 1, 3, "", "", "", 3, "torchrun rank" },
+	{ "(RayWorkerWrapper pid=306, ip=10.90.40.163) node:1:2 [0] NCCL INFO ray", LV_INFO, "node", 1, 0, "", "", "", -1, "ray" },
+	{ "(pid=93499) node:1:2 [0] NCCL INFO old ray", LV_INFO, "node", 1, 0, "", "", "", -1, "old ray" },
+	{ "node-b: node-b:123:456 [0] NCCL INFO pdsh", LV_INFO, "node-b", 123, 0, "", "", "", -1, "pdsh" },
+	{ "[0] misc/socket.cc:71 NCCL WARN pasted", LV_WARN, NULL, -1, 0, "misc/socket.cc:71", "", "", -1, "pasted" },
+	{ "NCCL WARN bare", LV_WARN, NULL, -1, -1, "", "", "", -1, "bare" },
+	{ "Mon May 24 07:12:46 2021[1,0]<stderr>:host:1:2 [0] NCCL INFO ts", LV_INFO, "host", 1, 0, "", "", "", 0, "ts" },
+	{ "[trainer3]:host:1:2 [0] NCCL INFO trainer", LV_INFO, "host", 1, 0, "", "", "", -1, "trainer" },
+	{ "[56] host-a:7:8 [1] NCCL INFO numbered", LV_INFO, "host-a", 7, 1, "", "", "", 56, "numbered" },
+	{ "(VllmWorker rank=3 pid=63957) ERROR 06-19 07:06:13 [multiproc_executor.py:527] boom", LV_NONE, NULL, -1, -1, "", "", "", 3, "ERROR 06-19 07:06:13 [multiproc_executor.py:527] boom" },
+	{ "2: [rank18]:[W ProcessGroupNCCL.cpp:2302] Warning: x", LV_NONE, NULL, -1, -1, "", "", "", 18, "[W ProcessGroupNCCL.cpp:2302] Warning: x" },
+	{ "[rank2]:[E709 17:05:38.162555850 ProcessGroupNCCL.cpp:632] [Rank 2] Watchdog caught", LV_NONE, NULL, -1, -1, "", "", "", 2, "[Rank 2] Watchdog caught" },
+	{ "10.0.0.33: Traceback (most recent call last):", LV_NONE, NULL, -1, -1, "", "", "", -1, "Traceback (most recent call last):" },
+	{ "torch.distributed.DistBackendError: NCCL error in: x", LV_NONE, NULL, -1, -1, "", "", "", -1, "torch.distributed.DistBackendError: NCCL error in: x" },
+	{ "[2025-02-24 14:09:34 TP14] node:1:2 [0] NCCL INFO sglang", LV_INFO, "node", 1, 0, "", "", "", -1, "sglang" },
+	{ "WorkerWrapper pid=7086) node:1:2 [0] NCCL INFO cut ray", LV_INFO, "node", 1, 0, "", "", "", -1, "cut ray" },
+	{ "(head, rank=0, pid=73055) node:1:2 [0] NCCL INFO skypilot", LV_INFO, "node", 1, 0, "", "", "", 0, "skypilot" },
+};
+
+static void test_shapes(checks *c)
+{
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+		const shape *t = &shapes[i];
+		record r;
+		slice s = slice_from(t->line);
+		size_t k = record_parse(s, &r);
+		CHECK(c, k == s.n, "line %zu consumed %zu of %zu", i, k, s.n);
+		CHECK(c, r.level == t->lv, "line %zu level %d want %d", i, r.level, t->lv);
+		CHECK(c, r.nccl == (t->host != NULL), "line %zu nccl %d", i, r.nccl);
+		if (t->host)
+			CHECK_SLICE(c, r.host, t->host, t->line);
+		CHECK(c, r.pid == t->pid, "line %zu pid %ld want %ld", i, r.pid, t->pid);
+		CHECK(c, r.dev == t->dev, "line %zu dev %d want %d", i, r.dev, t->dev);
+		CHECK_SLICE(c, r.site, t->site, t->line);
+		CHECK_SLICE(c, r.func, t->func, t->line);
+		CHECK_SLICE(c, r.ts, t->ts, t->line);
+		CHECK(c, r.ln.rank == t->lrank, "line %zu launcher rank %d want %d", i, r.ln.rank, t->lrank);
+		CHECK_SLICE(c, r.body, t->body, t->line);
+	}
+}
+
+/* Two processes' records on one line, and an NCCL record glued after a bar. */
+static void test_glued(checks *c)
+{
+	slice s = SLICE_LIT("a:1:2 [0] NCCL INFO one b:3:4 [1] NCCL INFO two");
+	record r;
+	size_t k = record_parse(s, &r);
+	CHECK_SLICE(c, r.host, "a", "first host");
+	CHECK_SLICE(c, r.body, "one", "first body");
+	k += record_parse((slice){ s.p + k, s.n - k }, &r);
+	CHECK_SLICE(c, r.host, "b", "second host");
+	CHECK_SLICE(c, r.body, "two", "second body");
+	CHECK(c, k == s.n, "consumed %zu", k);
+
+	s = SLICE_LIT("Epoch 1: 100%|#####| 50/50 [00:02<00:00] acc: 0.8081dlbox:27768:92501 [0] INFO NET : glued");
+	k = record_parse(s, &r);
+	CHECK(c, r.level == LV_NONE && k < s.n, "the bar is its own record (k=%zu)", k);
+	k += record_parse((slice){ s.p + k, s.n - k }, &r);
+	CHECK(c, r.nccl && r.pid == 27768, "glued record pid %ld", r.pid);
+	CHECK_SLICE(c, r.body, "NET : glued", "glued body");
+}
+
+/* Text that mentions NCCL levels is not a record. */
+static void test_not_records(checks *c)
+{
+	const char *lines[] = {
+		"please run with NCCL_DEBUG=INFO for details",
+		"the NCCL INFO lines below show it",
+		"",
+		"\x1b[0m",
+		"::::",
+		"[] [",
+		"(pid=",
+		"1,2]<stdout>:",
+	};
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		record r;
+		slice s = slice_from(lines[i]);
+		size_t k = record_parse(s, &r);
+		CHECK(c, !r.nccl, "line %zu is not an NCCL record", i);
+		CHECK(c, k == s.n, "line %zu consumed", i);
+	}
+}
+
+static void test_timestamps(checks *c)
+{
+	double a = 0, b = 0, g = 0;
+	CHECK(c, timestamp_parse(SLICE_LIT("2025-03-12 10:22:33"), &a) == 19, "NCCL timestamp");
+	CHECK(c, timestamp_parse(SLICE_LIT("[2025-03-12 10:22:34.5] x"), &b) > 0, "bracketed with fraction");
+	CHECK(c, b - a > 1.4 && b - a < 1.6, "difference %f", b - a);
+	CHECK(c, timestamp_parse(SLICE_LIT("E0709 17:05:38.162555850 x"), &g) > 0, "glog");
+	CHECK(c, timestamp_parse(SLICE_LIT("E709 17:05:38.162555850 x"), &g) > 0, "c10 glog");
+	CHECK(c, timestamp_parse(SLICE_LIT("2021-08-17 17:10:55,737\tINFO"), &g) > 0, "python logging");
+	CHECK(c, timestamp_parse(SLICE_LIT("E1399 17:05:38"), &g) == 0, "bad month");
+	CHECK(c, timestamp_parse(SLICE_LIT("12:00"), &g) == 0, "not a timestamp");
+}
+
+int main(void)
+{
+	checks cc = { 0 }, *c = &cc;
+	test_shapes(c);
+	test_glued(c);
+	test_not_records(c);
+	test_timestamps(c);
+	return check_done(c, "record");
+}
