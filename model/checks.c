@@ -15,8 +15,12 @@ static finding *job_finding(model *m, const char *id, const char *key, enum seve
 			    const char *hint, bool scoped)
 {
 	const catentry *ce = catalog_find(m->cat, id);
-	finding *f = findings_get(&m->fs, id, key, ce ? ce->title : id, sev, msg, hint, NULL);
+	strbuf k = { 0 };
+	sb_printf(&k, "job:%s", key ? key : "");
+	finding *f = findings_get(&m->fs, id, k.p, ce ? ce->title : id, sev, msg, hint, NULL);
 	f->scoped = scoped;
+	f->job = true;
+	sb_free(&k);
 	return f;
 }
 
@@ -1291,6 +1295,8 @@ static void name_connect_target(model *m)
 		return;
 	at += strlen("connect to ");
 	size_t n = strcspn(at, "<: ");
+	if (strstr(f->message, " is ") && strchr(f->message, '('))
+		return; /* named by an earlier run */
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const proc *p = &m->procs[i];
 		iface ifs[20];
@@ -1335,6 +1341,7 @@ static void hint_first_failure(model *m)
 
 void model_check(model *m)
 {
+	findings_drop_job(&m->fs);
 	check_ifaces(m);
 	check_iface_mismatch(m);
 	hint_iface_not_found(m);

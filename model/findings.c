@@ -71,22 +71,39 @@ finding *findings_find(findings *fs, const char *id)
 	return NULL;
 }
 
+static void finding_free(finding *f)
+{
+	free(f->id);
+	free(f->key);
+	free(f->title);
+	free(f->message);
+	free(f->hint);
+	intset_free(&f->procs);
+	intset_free(&f->ranks);
+	for (size_t k = 0; k < f->nev; k++)
+		free(f->ev[k].text);
+}
+
 void findings_free(findings *fs)
 {
-	for (size_t i = 0; i < fs->n; i++) {
-		finding *f = &fs->v[i];
-		free(f->id);
-		free(f->key);
-		free(f->title);
-		free(f->message);
-		free(f->hint);
-		intset_free(&f->procs);
-		intset_free(&f->ranks);
-		for (size_t k = 0; k < f->nev; k++)
-			free(f->ev[k].text);
-	}
+	for (size_t i = 0; i < fs->n; i++)
+		finding_free(&fs->v[i]);
 	free(fs->v);
 	*fs = (findings){ 0 };
+}
+
+void findings_drop_job(findings *fs)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < fs->n; i++) {
+		if (fs->v[i].job)
+			finding_free(&fs->v[i]);
+		else
+			fs->v[k++] = fs->v[i];
+	}
+	fs->n = k;
+	for (size_t i = 0; i < fs->n; i++)
+		fs->v[i].cause = -1;
 }
 
 static int cmp_finding(const void *a, const void *b)

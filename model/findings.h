@@ -33,6 +33,7 @@ typedef struct finding {
 	int cause;         /* index of the finding this one is a symptom of, or -1 */
 	bool widened;      /* procs grew since last looked at (live mode) */
 	bool scoped;       /* the message names its ranks and hosts itself */
+	bool job;          /* from a job-level check: recomputed by each check run */
 } finding;
 
 typedef struct findings {
@@ -49,6 +50,8 @@ finding *findings_get(findings *fs, const char *id, const char *key, const char 
 void findings_note(finding *f, int proc, double time, int file, uint64_t line, slice text);
 void findings_add_evidence(finding *f, int file, uint64_t line, int proc, slice text);
 finding *findings_find(findings *fs, const char *id);
+/* Removes the findings of job-level checks, before the checks run again. */
+void findings_drop_job(findings *fs);
 void findings_free(findings *fs);
 /* Sorts by severity (errors first), then arrival. Indices in `cause` are remapped. */
 void findings_sort(findings *fs);

@@ -97,13 +97,15 @@ int model_add_input(model *m, const char *name)
 	return (int)m->nin++;
 }
 
-static void evref_set(evref *e, int file, uint64_t line, slice text)
+/* Records the line being fed, once. */
+static void evref_here(model *m, evref *e)
 {
 	if (e->text)
 		return;
-	e->file = file;
-	e->line = line;
-	e->text = xstrndup(text.p, text.n < 512 ? text.n : 512);
+	e->file = m->cur_file;
+	e->line = m->cur_line;
+	e->off = m->cur_off;
+	e->text = xstrndup(m->cur_text.p, m->cur_text.n < 512 ? m->cur_text.n : 512);
 }
 
 static int proc_new(model *m, int host, long pid, int file)
@@ -204,7 +206,7 @@ static void proc_seen(proc *p, int file, uint64_t lineno, double t)
 	}
 }
 
-void model_activity(model *m, int file, uint64_t lineno, slice line)
+void model_activity(model *m, int file, uint64_t lineno, uint64_t off, slice line)
 {
 	launch ln = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
 	slice rest = launch_strip(line, &ln);
@@ -217,16 +219,19 @@ void model_activity(model *m, int file, uint64_t lineno, slice line)
 	stream *s = stream_find(m, file, tag);
 	if (!s && !ln.tag.n)
 		s = stream_find(m, file, -1);
+	(void)off;
 	if (s)
 		proc_seen(&m->procs[s->proc], file, lineno, t);
 }
 
-void model_record(model *m, int file, uint64_t lineno, const record *r)
+void model_record(model *m, int file, uint64_t lineno, uint64_t off, const record *r)
 {
 	int pi = resolve_proc(m, file, r);
 	proc *p = &m->procs[pi];
 	m->cur_file = file;
 	m->cur_line = lineno;
+	m->cur_off = off;
+	p->recent[p->nrecent++ % PROC_RECENT] = (lineref){ file, lineno, off };
 	m->cur_proc = pi;
 	m->cur = r;
 	m->cur_text = r->text;
@@ -244,7 +249,7 @@ void model_record(model *m, int file, uint64_t lineno, const record *r)
 		p->warned = true;
 		if (!p->ev_warn.text)
 			p->warn_time = r->time;
-		evref_set(&p->ev_warn, file, lineno, r->text);
+		evref_here(m, &p->ev_warn);
 	}
 	proc_seen(p, file, lineno, r->time);
 }
@@ -288,7 +293,7 @@ static void phase_at_least(model *m, proc *p, enum phase ph)
 	if (p->phase < ph) {
 		p->phase = ph;
 		evref_free(&p->ev_last_phase);
-		evref_set(&p->ev_last_phase, m->cur_file, m->cur_line, m->cur_text);
+		evref_here(m, &p->ev_last_phase);
 	}
 }
 
@@ -327,7 +332,7 @@ static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 	}
 	if (slice_eq_str(state, "START") || complete)
 		p->init_started = true;
-	evref_set(&p->ev_init, m->cur_file, m->cur_line, m->cur_text);
+	evref_here(m, &p->ev_init);
 	if (complete) {
 		p->init_done = true;
 		phase_at_least(m, p, PH_COMPLETE);
@@ -423,7 +428,7 @@ static void on_version(model *m, proc *p, const match *mt)
 				min = min * 10 + (*c++ - '0');
 		p->cuda_build = (int)(maj * 1000 + min * 10);
 	}
-	evref_set(&p->ev_version, m->cur_file, m->cur_line, m->cur_text);
+	evref_here(m, &p->ev_version);
 }
 
 static wdog *wdog_get(model *m, int pi, int pgrank)
@@ -453,7 +458,7 @@ static void on_env(model *m, proc *p, int pi, const match *mt)
 	grow(&m->env, &m->envcap, m->nenv, sizeof *m->env);
 	envset *e = &m->env[m->nenv++];
 	*e = (envset){ var, val, pi, { 0 } };
-	evref_set(&e->ev, m->cur_file, m->cur_line, m->cur_text);
+	evref_here(m, &e->ev);
 }
 
 /* The ncclResult_t family: a code, a name or the error string. */
@@ -560,7 +565,7 @@ void model_match(model *m, const match *mt)
 	case TAG_CHANNEL:
 		on_transport(p, match_get(mt, "via"));
 		if (slice_starts(match_get(mt, "via"), "NET/"))
-			evref_set(&p->ev_netchan, m->cur_file, m->cur_line, m->cur_text);
+			evref_here(m, &p->ev_netchan);
 		phase_at_least(m, p, PH_CONNECT);
 		break;
 	case TAG_CONNECTED:
@@ -583,10 +588,10 @@ void model_match(model *m, const match *mt)
 		for (int i = 0; i < n; i++) {
 			if (p->boot.name < 0) {
 				p->boot = ifs[i];
-				evref_set(&p->ev_boot, m->cur_file, m->cur_line, m->cur_text);
+				evref_here(m, &p->ev_boot);
 			} else if (ifs[i].name != p->boot.name) {
 				add_socket_iface(p, ifs[i]);
-				evref_set(&p->ev_socket, m->cur_file, m->cur_line, m->cur_text);
+				evref_here(m, &p->ev_socket);
 			}
 		}
 		p->fmt |= match_get(mt, "space").n ? FMT_BOOT_SPACE : FMT_BOOT_NOSPACE;
@@ -599,19 +604,19 @@ void model_match(model *m, const match *mt)
 		for (int i = 0; i < n; i++)
 			add_socket_iface(p, ifs[i]);
 		if (n)
-			evref_set(&p->ev_socket, m->cur_file, m->cur_line, m->cur_text);
+			evref_here(m, &p->ev_socket);
 		break;
 	}
 	case TAG_IB_USING: {
 		iface o;
 		if (parse_iflist(m, match_get(mt, "oob"), &o, 1) == 1)
 			p->oob = o;
-		evref_set(&p->ev_ib, m->cur_file, m->cur_line, m->cur_text);
+		evref_here(m, &p->ev_ib);
 		break;
 	}
 	case TAG_NET:
 		p->net = cap_str(m, mt, "net");
-		evref_set(&p->ev_net, m->cur_file, m->cur_line, m->cur_text);
+		evref_here(m, &p->ev_net);
 		break;
 	case TAG_IB_MISSING:
 		p->ib_missing = true;
@@ -628,7 +633,7 @@ void model_match(model *m, const match *mt)
 		if (op >= 0)
 			w->op = op;
 		w->timeout_ms = cap_long(mt, "timeout", w->timeout_ms);
-		evref_set(&w->ev, m->cur_file, m->cur_line, m->cur_text);
+		evref_here(m, &w->ev);
 		break;
 	}
 	case TAG_PG_STATUS: {
@@ -638,7 +643,7 @@ void model_match(model *m, const match *mt)
 			w->seq = seq;
 		w->last_enq = cap_long(mt, "enq", w->last_enq);
 		w->last_done = cap_long(mt, "done", w->last_done);
-		evref_set(&w->ev, m->cur_file, m->cur_line, m->cur_text);
+		evref_here(m, &w->ev);
 		break;
 	}
 	case TAG_PROGRESS:
@@ -647,7 +652,7 @@ void model_match(model *m, const match *mt)
 			phase_at_least(m, p, PH_RUNNING);
 		break;
 	case TAG_KILLED:
-		evref_set(&m->ev_killed, m->cur_file, m->cur_line, m->cur_text);
+		evref_here(m, &m->ev_killed);
 		break;
 	case TAG_COUNT:
 		break;

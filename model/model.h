@@ -60,11 +60,21 @@ typedef struct iface {
 	int name, addr; /* interned */
 } iface;
 
+/* A line of an input: where to find it again (the viewer reads it back by
+ * offset), and for evidence a bounded copy of its text. */
 typedef struct evref {
 	int file;
 	uint64_t line;
+	uint64_t off;
 	char *text;    /* owned copy, NULL when unset */
 } evref;
+
+typedef struct lineref {
+	int file;
+	uint64_t line, off;
+} lineref;
+
+#define PROC_RECENT 32
 
 /* One process, identified by (host, pid) from NCCL's prefix, or by a
  * launcher stream when its lines carry no NCCL prefix. */
@@ -96,6 +106,8 @@ typedef struct proc {
 	evref ev_boot, ev_socket, ev_init, ev_version, ev_net, ev_warn, ev_last_phase, ev_netchan, ev_ib;
 	uint64_t last_line;
 	int last_file;
+	lineref recent[PROC_RECENT]; /* its last NCCL records, a ring */
+	unsigned nrecent;            /* records seen; recent[n % PROC_RECENT] is next */
 	double first_time, last_time, warn_time;
 	uint64_t nlines;
 	int nenv;           /* "set by environment" lines seen */
@@ -156,7 +168,7 @@ typedef struct model {
 	findings fs;
 	/* the record being fed */
 	int cur_file;
-	uint64_t cur_line;
+	uint64_t cur_line, cur_off;
 	int cur_proc;
 	const record *cur;
 	slice cur_text;
@@ -166,11 +178,12 @@ void model_init(model *m, const catalog *cat);
 void model_free(model *m);
 /* Registers an input; returns its index. */
 int model_add_input(model *m, const char *name);
-/* Feeds one record (after rule gating) of input `file`, line `lineno`. */
-void model_record(model *m, int file, uint64_t lineno, const record *r);
+/* Feeds one record (after rule gating) of input `file`, at line `lineno`
+ * that starts at byte `off`. */
+void model_record(model *m, int file, uint64_t lineno, uint64_t off, const record *r);
 /* Notes a line that no rule needs: only its time, for the last activity of
  * its process. Never allocates. */
-void model_activity(model *m, int file, uint64_t lineno, slice line);
+void model_activity(model *m, int file, uint64_t lineno, uint64_t off, slice line);
 /* Feeds one rule match on the current record. */
 void model_match(model *m, const match *mt);
 /* Runs the job-level checks; call once at end of input (or on a live tick). */

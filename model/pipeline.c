@@ -18,21 +18,21 @@ static void on_match(void *ctx, const match *mt)
 
 /* A segment is a line, or a part between carriage returns: progress bars
  * redraw with \r, and NCCL lines end up glued behind them. */
-static void segment(pipeline *p, uint64_t lineno, slice seg)
+static void segment(pipeline *p, const line *l, slice seg)
 {
 	if (!seg.n || !seg.p)
 		return;
 	size_t cands = ruleset_gate(p->rs, seg);
 	if (!cands && !memmem(seg.p, seg.n, "NCCL ", 5) && !memmem(seg.p, seg.n, " INFO ", 6) &&
 	    !memmem(seg.p, seg.n, " WARN ", 6)) {
-		model_activity(p->m, p->file, lineno, seg);
+		model_activity(p->m, p->file, l->no, l->off, seg);
 		return;
 	}
 	size_t off = 0;
 	while (off < seg.n) {
 		record r;
 		size_t k = record_parse((slice){ seg.p + off, seg.n - off }, &r);
-		model_record(p->m, p->file, lineno, &r);
+		model_record(p->m, p->file, l->no, l->off, &r);
 		if (cands && r.body.n)
 			ruleset_match(p->rs, r.body, r.site, on_match, p->m);
 		off += k ? k : seg.n - off;
@@ -48,7 +48,7 @@ void pipeline_line(pipeline *p, const line *l)
 		const char *cr = memchr(s.p, '\r', s.n);
 		size_t n = cr ? (size_t)(cr - s.p) : s.n;
 		if (n)
-			segment(p, l->no, (slice){ s.p, n });
+			segment(p, l, (slice){ s.p, n });
 		if (!cr)
 			break;
 		s.p += n + 1;

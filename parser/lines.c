@@ -16,11 +16,11 @@ void linesplit_free(linesplit *ls)
 	*ls = (linesplit){ 0 };
 }
 
-static void emit(linesplit *ls, const char *p, size_t n, bool cut, line_fn fn, void *ctx)
+static void emit(linesplit *ls, const char *p, size_t n, uint64_t off, bool cut, line_fn fn, void *ctx)
 {
 	if (n && p[n - 1] == '\r')
 		n--;
-	line l = { { p, n }, ++ls->lineno, cut };
+	line l = { { p, n }, ++ls->lineno, off, cut };
 	fn(ctx, &l);
 }
 
@@ -33,33 +33,38 @@ void linesplit_feed(linesplit *ls, const char *p, size_t n, line_fn fn, void *ct
 			if (nl)
 				ls->skipping = false;
 		} else if (ls->ncarry == 0 && nl && len <= ls->max) {
-			emit(ls, p, len, false, fn, ctx);
+			emit(ls, p, len, ls->pos, false, fn, ctx);
 		} else {
+			if (ls->ncarry == 0)
+				ls->carry_off = ls->pos;
 			size_t room = ls->max - ls->ncarry;
 			size_t take = len < room ? len : room;
 			memcpy(ls->carry + ls->ncarry, p, take);
 			ls->ncarry += take;
 			if (take < len || (!nl && ls->ncarry == ls->max)) {
 				/* Too long: emit the head now, skip the rest. */
-				emit(ls, ls->carry, ls->ncarry, true, fn, ctx);
+				emit(ls, ls->carry, ls->ncarry, ls->carry_off, true, fn, ctx);
 				ls->ncarry = 0;
 				ls->skipping = !nl;
 			} else if (nl) {
-				emit(ls, ls->carry, ls->ncarry, false, fn, ctx);
+				emit(ls, ls->carry, ls->ncarry, ls->carry_off, false, fn, ctx);
 				ls->ncarry = 0;
 			}
 		}
-		if (!nl)
+		if (!nl) {
+			ls->pos += n;
 			break;
+		}
 		n -= len + 1;
 		p = nl + 1;
+		ls->pos += len + 1;
 	}
 }
 
 void linesplit_flush(linesplit *ls, line_fn fn, void *ctx)
 {
 	if (ls->ncarry)
-		emit(ls, ls->carry, ls->ncarry, false, fn, ctx);
+		emit(ls, ls->carry, ls->ncarry, ls->carry_off, false, fn, ctx);
 	ls->ncarry = 0;
 	ls->skipping = false;
 }

@@ -10,6 +10,7 @@
 typedef struct line {
 	slice text;   /* without the newline and a trailing CR */
 	uint64_t no;  /* 1-based line number in its input */
+	uint64_t off; /* byte offset of its first byte in the input */
 	bool cut;     /* longer than the limit: text is its head */
 } line;
 
@@ -19,6 +20,8 @@ typedef struct linesplit {
 	char *carry;
 	size_t ncarry, max;
 	uint64_t lineno;
+	uint64_t pos;       /* input offset of the next byte fed */
+	uint64_t carry_off; /* input offset of the carried partial line */
 	bool skipping; /* inside the tail of a line that was cut */
 } linesplit;
 

@@ -7,7 +7,7 @@
 typedef struct seen {
 	char text[16][64];
 	bool cut[16];
-	uint64_t no[16];
+	uint64_t no[16], off[16];
 	int n;
 } seen;
 
@@ -18,6 +18,7 @@ static void collect(void *ctx, const line *l)
 		snprintf(s->text[s->n], 64, "%.*s", (int)(l->text.n < 63 ? l->text.n : 63), l->text.p);
 		s->cut[s->n] = l->cut;
 		s->no[s->n] = l->no;
+		s->off[s->n] = l->off;
 	}
 	s->n++;
 }
@@ -39,6 +40,9 @@ int main(void)
 	CHECK(c, strcmp(s.text[1], "cd") == 0, "'%s'", s.text[1]);
 	CHECK(c, strcmp(s.text[2], "efghijkl") == 0 && s.cut[2], "cut at 8: '%s'", s.text[2]);
 	CHECK(c, strcmp(s.text[3], "q") == 0 && s.no[3] == 4, "last line numbered 4: %llu", (unsigned long long)s.no[3]);
+	CHECK(c, s.off[0] == 0 && s.off[1] == 4 && s.off[2] == 7 && s.off[3] == 20, "offsets %llu %llu %llu %llu",
+	      (unsigned long long)s.off[0], (unsigned long long)s.off[1], (unsigned long long)s.off[2],
+	      (unsigned long long)s.off[3]);
 	linesplit_free(&ls);
 
 	/* the same in one chunk */
@@ -47,6 +51,7 @@ int main(void)
 	linesplit_feed(&ls, in, strlen(in), collect, &s);
 	linesplit_flush(&ls, collect, &s);
 	CHECK(c, s.n == 4 && strcmp(s.text[2], "efghijkl") == 0 && s.cut[2], "one chunk");
+	CHECK(c, s.off[1] == 4 && s.off[2] == 7 && s.off[3] == 20, "offsets in one chunk");
 	linesplit_free(&ls);
 
 	/* a long line without a newline, then more: bounded, marked once */
@@ -58,6 +63,7 @@ int main(void)
 		linesplit_feed(&ls, big, sizeof big, collect, &s);
 	linesplit_feed(&ls, "\nok\n", 4, collect, &s);
 	CHECK(c, s.n == 2 && s.cut[0] && strcmp(s.text[1], "ok") == 0 && s.no[1] == 2, "long line: %d lines", s.n);
+	CHECK(c, s.off[1] == 100001, "offset after a cut line: %llu", (unsigned long long)s.off[1]);
 	linesplit_free(&ls);
 	return check_done(c, "lines");
 }

@@ -1,0 +1,146 @@
+/* The job model over real samples: ranks and hosts resolved, the interface
+ * hint computed from the logs, and the checks idempotent (live mode reruns
+ * them as input arrives). */
+#include <dirent.h>
+#include <stdlib.h>
+
+#include "../../model/pipeline.h"
+#include "../../util/fileio.h"
+#include "check.h"
+
+typedef struct env {
+	catalog cat;
+	ruleset rs;
+} env;
+
+static void env_load(checks *c, env *e, const char *rules)
+{
+	strbuf err = { 0 }, path = { 0 };
+	sb_printf(&path, "%s/catalog.json", rules);
+	CHECK(c, catalog_load(&e->cat, path.p, &err) == 0, "catalog: %s", err.p);
+	ruleset_init(&e->rs, &e->cat, model_tag_names);
+	CHECK(c, ruleset_load(&e->rs, rules, &err) == 0, "rules: %s", err.p);
+	ruleset_finish(&e->rs);
+	sb_free(&err);
+	sb_free(&path);
+}
+
+static void feed_dir(model *m, ruleset *rs, const char *dir)
+{
+	struct dirent **names;
+	int n = scandir(dir, &names, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (names[i]->d_name[0] != '.') {
+			strbuf p = { 0 }, err = { 0 };
+			char *text;
+			size_t len;
+			sb_printf(&p, "%s/%s", dir, names[i]->d_name);
+			if (file_slurp(p.p, &text, &len, &err) == 0) {
+				pipeline pl;
+				pipeline_begin(&pl, m, rs, model_add_input(m, p.p));
+				/* in odd-sized pieces: records torn across reads */
+				for (size_t o = 0; o < len; o += 777)
+					pipeline_feed(&pl, text + o, len - o < 777 ? len - o : 777);
+				pipeline_end(&pl);
+				free(text);
+			}
+			sb_free(&p);
+			sb_free(&err);
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
+static finding *find(model *m, const char *id)
+{
+	return findings_find(&m->fs, id);
+}
+
+static void test_scenario(checks *c, env *e, const char *samples)
+{
+	model m;
+	model_init(&m, &e->cat);
+	strbuf dir = { 0 };
+	sb_printf(&dir, "%s/lightning-2node-docker0", samples);
+	feed_dir(&m, &e->rs, dir.p);
+	model_check(&m);
+	size_t n1 = m.fs.n;
+	model_check(&m);
+	CHECK(c, m.fs.n == n1, "checks are idempotent: %zu then %zu findings", n1, m.fs.n);
+	finding *v = find(&m, "socket-iface-virtual");
+	CHECK(c, v && v->severity == SEV_ERROR, "docker0 flagged as an error");
+	CHECK(c, v && v->hint && strstr(v->hint, "NCCL_SOCKET_IFNAME=eth1"), "hint: %s", v && v->hint ? v->hint : "");
+	CHECK(c, v && v->procs.n == 4, "four processes on node-b");
+	for (size_t i = 0; v && i < v->procs.n; i++) {
+		CHECK(c, strcmp(model_host(&m, v->procs.v[i]), "node-b") == 0, "host of %d", v->procs.v[i]);
+		int r = model_proc_rank(&m, v->procs.v[i]);
+		CHECK(c, r >= 4 && r <= 7, "rank %d", r);
+	}
+	jobinfo j;
+	model_jobinfo(&m, &j);
+	CHECK(c, j.nranks == 8 && j.ranks_seen == 8 && j.hosts.n == 2, "job %d/%d on %zu hosts", j.ranks_seen, j.nranks, j.hosts.n);
+	CHECK(c, j.versions.n == 1, "one NCCL version, %zu", j.versions.n);
+	jobinfo_free(&j);
+	int ff = model_first_failure(&m);
+	CHECK(c, ff >= 0 && model_proc_rank(&m, ff) == 0, "first failure on rank 0");
+	/* evidence lines can be found again by offset */
+	for (size_t i = 0; v && i < v->nev; i++) {
+		char *text;
+		size_t len;
+		strbuf err = { 0 };
+		int f = v->ev[i].file;
+		if (f >= 0 && file_slurp(m.in[f].name, &text, &len, &err) == 0) {
+			const char *l = text;
+			for (uint64_t k = 1; k < v->ev[i].line; k++)
+				l = strchr(l, '\n') + 1;
+			CHECK(c, strncmp(l, v->ev[i].text, strlen(v->ev[i].text)) == 0 || strstr(l, v->ev[i].text),
+			      "evidence %zu is line %llu", i, (unsigned long long)v->ev[i].line);
+			free(text);
+		}
+		sb_free(&err);
+	}
+	model_free(&m);
+	sb_free(&dir);
+}
+
+/* One stream or eight files: the same processes and ranks. */
+static void test_interleaved(checks *c, env *e, const char *samples)
+{
+	model m;
+	model_init(&m, &e->cat);
+	strbuf dir = { 0 };
+	sb_printf(&dir, "%s/lightning-2node-docker0-srun", samples);
+	feed_dir(&m, &e->rs, dir.p);
+	model_check(&m);
+	int real = 0;
+	intset ranks = { 0 };
+	for (size_t i = 0; i < m.nprocs; i++)
+		if (m.procs[i].pid >= 0) {
+			real++;
+			intset_add(&ranks, model_proc_rank(&m, (int)i));
+		}
+	CHECK(c, real == 8 && ranks.n == 8, "8 processes (%d), 8 ranks (%zu)", real, ranks.n);
+	for (size_t i = 0; i < m.nprocs; i++)
+		if (m.procs[i].pid >= 0 && m.procs[i].lrank >= 0)
+			CHECK(c, m.procs[i].lrank == m.procs[i].rank, "srun label %d is rank %d", m.procs[i].lrank, m.procs[i].rank);
+	intset_free(&ranks);
+	model_free(&m);
+	sb_free(&dir);
+}
+
+int main(int argc, char **argv)
+{
+	checks cc = { 0 }, *c = &cc;
+	if (argc < 3) {
+		fprintf(stderr, "usage: test_model RULES_DIR SAMPLES_DIR\n");
+		return 2;
+	}
+	env e = { 0 };
+	env_load(c, &e, argv[1]);
+	test_scenario(c, &e, argv[2]);
+	test_interleaved(c, &e, argv[2]);
+	ruleset_free(&e.rs);
+	catalog_free(&e.cat);
+	return check_done(c, "model");
+}
