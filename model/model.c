@@ -384,7 +384,7 @@ static void add_socket_iface(proc *p, iface f)
 		p->socket[p->nsocket++] = f;
 }
 
-static void on_transport(proc *p, slice via)
+static void on_transport(proc *p, slice via, long from, long to)
 {
 	static const struct { const char *s; unsigned bit; } map[] = {
 		{ "P2P", TR_P2P }, { "SHM", TR_SHM }, { "shared memory", TR_SHM },
@@ -398,6 +398,17 @@ static void on_transport(proc *p, slice via)
 	if (slice_find(via, "NET/", 4) >= 0 && !(bits & (TR_NET_IB | TR_NET_SOCKET)))
 		bits |= TR_NET_OTHER;
 	p->transports |= bits;
+	/* the peer is the end that is not this rank */
+	long peer = from == p->rank ? to : from;
+	if (peer < 0 || p->rank < 0 || (from != p->rank && to != p->rank))
+		return;
+	for (int i = 0; i < p->nlinks; i++)
+		if (p->links[i].peer == peer) {
+			p->links[i].via |= bits;
+			return;
+		}
+	if (p->nlinks < (int)(sizeof p->links / sizeof p->links[0]))
+		p->links[p->nlinks++] = (struct peerlink){ (int)peer, bits };
 }
 
 static void on_version(model *m, proc *p, const match *mt)
@@ -563,7 +574,7 @@ void model_match(model *m, const match *mt)
 		phase_at_least(m, p, PH_TOPOLOGY);
 		break;
 	case TAG_CHANNEL:
-		on_transport(p, match_get(mt, "via"));
+		on_transport(p, match_get(mt, "via"), cap_long(mt, "from", -1), cap_long(mt, "to", -1));
 		if (slice_starts(match_get(mt, "via"), "NET/"))
 			evref_here(m, &p->ev_netchan);
 		phase_at_least(m, p, PH_CONNECT);
@@ -721,6 +732,8 @@ void model_jobinfo(const model *m, jobinfo *j)
 			intset_add(&j->hosts, p->host);
 		if (p->version >= 0)
 			add_version(m, &j->versions, p->version);
+		if (p->driver && (!j->driver || p->driver < j->driver))
+			j->driver = p->driver;
 		int r = model_proc_rank(m, (int)i);
 		if (r >= 0 && (p->nranks == j->nranks || j->nranks == 0))
 			intset_add(&ranks, r);
@@ -795,4 +808,52 @@ int model_first_failure(const model *m)
 		}
 	}
 	return best >= 0 ? best : first_any;
+}
+
+void transport_str(unsigned via, strbuf *b)
+{
+	static const struct { unsigned bit; const char *name; } names[] = {
+		{ TR_P2P, "P2P" }, { TR_SHM, "SHM" }, { TR_NET_IB, "NET/IB" }, { TR_NET_SOCKET, "NET/Socket" },
+		{ TR_NET_OTHER, "NET/plugin" }, { TR_GDR, "GDRDMA" }, { TR_COLLNET, "CollNet" }, { TR_NVLS, "NVLS" },
+	};
+	size_t start = b->n;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (via & names[i].bit) {
+			if (b->n > start)
+				sb_addc(b, '+');
+			sb_adds(b, names[i].name);
+		}
+}
+
+size_t model_hostlinks(const model *m, hostlink **out)
+{
+	hostlink *v = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const proc *p = &m->procs[i];
+		if (p->host < 0 || p->comm < 0)
+			continue;
+		const comm *c = &m->comms[p->comm];
+		for (int k = 0; k < p->nlinks; k++) {
+			int peer = p->links[k].peer;
+			if (peer >= c->rank_cap || c->rank_proc[peer] < 0 || m->procs[c->rank_proc[peer]].host < 0)
+				continue;
+			int a = p->host, b = m->procs[c->rank_proc[peer]].host;
+			if (a > b) {
+				int t = a;
+				a = b;
+				b = t;
+			}
+			size_t j = 0;
+			while (j < n && !(v[j].a == a && v[j].b == b))
+				j++;
+			if (j == n) {
+				grow(&v, &cap, n, sizeof *v);
+				v[n++] = (hostlink){ a, b, 0 };
+			}
+			v[j].via |= p->links[k].via;
+		}
+	}
+	*out = v;
+	return n;
 }

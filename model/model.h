@@ -102,6 +102,11 @@ typedef struct proc {
 	int net;            /* interned "IB", "Socket", plugin name; -1 */
 	bool ib_missing;
 	unsigned transports;
+	struct peerlink {
+		int peer;        /* rank in the process's largest communicator */
+		unsigned via;    /* transport bits */
+	} links[16];             /* channel peers, first 16 */
+	int nlinks;
 	int nnodes;
 	evref ev_boot, ev_socket, ev_init, ev_version, ev_net, ev_warn, ev_last_phase, ev_netchan, ev_ib;
 	uint64_t last_line;
@@ -193,6 +198,16 @@ void model_check(model *m);
 int model_proc_rank(const model *m, int proc);
 const char *model_host(const model *m, int proc);
 
+/* The transports seen between two hosts (the same host twice: within it). */
+typedef struct hostlink {
+	int a, b;            /* interned hosts, a <= b */
+	unsigned via;
+} hostlink;
+/* Fills *out (caller frees) from the channel lines; returns the count. */
+size_t model_hostlinks(const model *m, hostlink **out);
+/* Appends "NET/IB+GDRDMA" style text for transport bits. */
+void transport_str(unsigned via, strbuf *b);
+
 /* Job facts for reports. */
 typedef struct jobinfo {
 	int nranks;          /* of the largest communicator, 0 when unknown */
@@ -200,6 +215,7 @@ typedef struct jobinfo {
 	intset hosts;        /* interned host ids */
 	intset versions;     /* interned version strings */
 	int main_comm;
+	long driver;         /* lowest cudaDriverVersion seen, 0 */
 } jobinfo;
 void model_jobinfo(const model *m, jobinfo *j);
 void jobinfo_free(jobinfo *j);

@@ -117,6 +117,43 @@ int report_json(FILE *out, const model *m, const report_opts *o)
 	cJSON *vers = cJSON_AddArrayToObject(job, "nccl_versions");
 	for (size_t i = 0; i < j.versions.n; i++)
 		cJSON_AddItemToArray(vers, jcstr(intern_str(&m->str, j.versions.v[i])));
+	if (j.driver)
+		cJSON_AddNumberToObject(job, "cuda_driver", (double)j.driver);
+	cJSON *comms = cJSON_AddArrayToObject(job, "communicators");
+	for (size_t i = 0; i < m->ncomms; i++) {
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddNumberToObject(c, "nranks", m->comms[i].nranks);
+		cJSON_AddNumberToObject(c, "ranks_seen", (double)m->comms[i].seen.n);
+		cJSON_AddNumberToObject(c, "ranks_complete", (double)m->comms[i].done.n);
+		cJSON_AddItemToArray(comms, c);
+	}
+	hostlink *links;
+	size_t nl = model_hostlinks(m, &links);
+	cJSON *tr = cJSON_AddArrayToObject(job, "transports");
+	for (size_t i = 0; i < nl; i++) {
+		cJSON *t = cJSON_CreateObject();
+		cJSON *hs = cJSON_AddArrayToObject(t, "hosts");
+		cJSON_AddItemToArray(hs, jcstr(intern_str(&m->str, links[i].a)));
+		cJSON_AddItemToArray(hs, jcstr(intern_str(&m->str, links[i].b)));
+		strbuf v = { 0 };
+		transport_str(links[i].via, &v);
+		add_str(t, "via", v.p ? v.p : "");
+		sb_free(&v);
+		cJSON_AddItemToArray(tr, t);
+	}
+	free(links);
+	cJSON *env = cJSON_AddArrayToObject(job, "env");
+	for (size_t i = 0; i < m->nenv; i++) {
+		cJSON *e = cJSON_CreateObject();
+		add_str(e, "name", intern_str(&m->str, m->env[i].var));
+		add_str(e, "value", intern_str(&m->str, m->env[i].val));
+		int r = model_proc_rank(m, m->env[i].proc);
+		if (r >= 0)
+			cJSON_AddNumberToObject(e, "rank", r);
+		if (model_host(m, m->env[i].proc))
+			add_str(e, "host", model_host(m, m->env[i].proc));
+		cJSON_AddItemToArray(env, e);
+	}
 	int ff = model_first_failure(m);
 	if (ff >= 0) {
 		cJSON *f = cJSON_AddObjectToObject(job, "first_failure");

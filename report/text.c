@@ -2,6 +2,7 @@
  * "help:", then a short job summary. */
 #include "report.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "../util/escape.h"
@@ -84,6 +85,30 @@ static void finding_text(strbuf *b, const model *m, const findings *fs, const fi
 	sb_free(&msg);
 }
 
+/* NCCL_* settings per host, when they differ or are few. */
+static void env_summary(strbuf *b, const model *m)
+{
+	if (!m->nenv)
+		return;
+	strbuf l = { 0 };
+	sb_adds(&l, "  env:");
+	for (size_t i = 0; i < m->nenv && i < 64; i++) {
+		const envset *e = &m->env[i];
+		int host = m->procs[e->proc].host;
+		bool dup = false; /* one entry per (variable, value, host) */
+		for (size_t k = 0; k < i && !dup; k++)
+			dup = m->env[k].var == e->var && m->env[k].val == e->val && m->procs[m->env[k].proc].host == host;
+		if (dup)
+			continue;
+		sb_printf(&l, " %s=%s", intern_str(&m->str, e->var), intern_str(&m->str, e->val));
+		if (host >= 0)
+			sb_printf(&l, "(%s)", intern_str(&m->str, host));
+	}
+	escape_text(b, (slice){ l.p, l.n });
+	sb_addc(b, '\n');
+	sb_free(&l);
+}
+
 static void summary_text(strbuf *b, const model *m, bool color)
 {
 	jobinfo j;
@@ -104,7 +129,15 @@ static void summary_text(strbuf *b, const model *m, bool color)
 			escape_text(b, slice_from(intern_str(&m->str, j.versions.v[i])));
 		}
 	}
+	if (j.driver)
+		sb_printf(b, ", CUDA driver %ld.%ld", j.driver / 1000, (j.driver % 1000) / 10);
 	sb_addc(b, '\n');
+	if (m->ncomms > 1) {
+		sb_printf(b, "  communicators: %zu (", m->ncomms);
+		for (size_t i = 0; i < m->ncomms && i < 8; i++)
+			sb_printf(b, "%s%d", i ? ", " : "", m->comms[i].nranks);
+		sb_adds(b, m->ncomms > 8 ? ", ... ranks)\n" : " ranks)\n");
+	}
 	hostrow *rows;
 	size_t n = report_hosts(m, &rows);
 	for (size_t i = 0; i < n && i < 64; i++) {
@@ -132,6 +165,21 @@ static void summary_text(strbuf *b, const model *m, bool color)
 	if (n > 64)
 		sb_printf(b, "  ... %zu more hosts\n", n - 64);
 	report_hosts_free(rows, n);
+	hostlink *links;
+	size_t nl = model_hostlinks(m, &links);
+	for (size_t i = 0; i < nl && i < 16; i++) {
+		strbuf l = { 0 };
+		if (links[i].a == links[i].b)
+			sb_printf(&l, "  within %s: ", intern_str(&m->str, links[i].a));
+		else
+			sb_printf(&l, "  %s <-> %s: ", intern_str(&m->str, links[i].a), intern_str(&m->str, links[i].b));
+		transport_str(links[i].via, &l);
+		escape_text(b, (slice){ l.p, l.n });
+		sb_addc(b, '\n');
+		sb_free(&l);
+	}
+	free(links);
+	env_summary(b, m);
 	int ff = model_first_failure(m);
 	if (ff >= 0) {
 		intset one = { 0 };
