@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz targets from samples/ and rules/.
+
+usage: seed.py OUTDIR   (makes OUTDIR/lines, OUTDIR/rules, OUTDIR/analyze)
+
+Seeds are cut to a few KiB so that the fuzzers stay fast. The first bytes
+of a lines or analyze seed are the target's knobs (line limit, chunking,
+where the second file starts), as the targets read them.
+"""
+import hashlib
+import json
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+MAX = 4096
+
+
+def chunks(data, size=MAX):
+    """Whole lines, at most size bytes a piece."""
+    out, cur = [], b""
+    for line in data.splitlines(keepends=True):
+        if cur and len(cur) + len(line) > size:
+            out.append(cur)
+            cur = b""
+        cur += line[:size]
+    if cur:
+        out.append(cur)
+    return out
+
+
+def write(d, data):
+    d.mkdir(parents=True, exist_ok=True)
+    (d / hashlib.sha1(data).hexdigest()).write_bytes(data)
+
+
+def main():
+    out = pathlib.Path(sys.argv[1])
+    logs = sorted(p for p in (ROOT / "samples").rglob("*") if p.is_file() and p.name != "README.md")
+    for i, p in enumerate(logs):
+        data = p.read_bytes()
+        for k, c in enumerate(chunks(data)):
+            write(out / "lines", bytes([i % 200, k % 256]) + c)
+            write(out / "analyze", bytes([(i * 37 + k) % 256]) + c)
+        # the same bytes as a Windows or progress-bar log would carry them
+        head = chunks(data)[0] if data else b""
+        write(out / "lines", b"\x10\x03" + head.replace(b"\n", b"\r\n"))
+        write(out / "analyze", b"\x80" + head.replace(b"\n", b"\r"))
+    # two ranks of one job in one seed: the cross-rank checks need both
+    for d in sorted(p for p in (ROOT / "samples").iterdir() if p.is_dir()):
+        files = sorted(f for f in d.iterdir() if f.is_file())
+        if len(files) >= 2:
+            a, b = (chunks(f.read_bytes(), MAX // 2)[0] for f in files[:2])
+            write(out / "analyze", bytes([len(a) * 255 // (len(a) + len(b))]) + a + b)
+    for p in sorted((ROOT / "rules").glob("[0-9]*.json")):
+        text = p.read_bytes()
+        if len(text) <= 4 * MAX:
+            write(out / "rules", text)
+        for r in json.loads(text)["rules"]:
+            write(out / "rules", json.dumps({"rules": [r]}, indent=1).encode())
+    write(out / "rules", b'{"rules": []}')
+
+
+if __name__ == "__main__":
+    main()
