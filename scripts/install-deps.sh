@@ -2,7 +2,8 @@
 # Installs what building and testing ncclog needs, from Debian packages.
 # Packages already present are skipped; nothing is done when all are there.
 set -eu
-pkgs="meson ninja-build gcc pkg-config libpcre2-dev libcjson-dev libncurses-dev python3 tmux"
+pkgs="meson ninja-build gcc pkg-config libpcre2-dev libcjson-dev libncurses-dev python3 tmux
+	zlib1g-dev libzstd-dev zstd gzip python3-markdown man-db groff-base"
 missing=""
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
