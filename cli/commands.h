@@ -7,6 +7,7 @@
 
 int cmd_analyze(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 /* Shared option handling. */
 enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };

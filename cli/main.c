@@ -19,6 +19,7 @@ static const char usage[] =
 	"commands:\n"
 	"  analyze [FILE...]   diagnose the logs (standard input when no FILE or \"-\")\n"
 	"  explain ID          the long text of one finding id (--list: all ids)\n"
+	"  doctor              check this node before a job, the way NCCL will see it\n"
 	"\n"
 	"  ncclog COMMAND --help   options of a command\n"
 	"  ncclog --version        version and the NCCL log formats it knows\n";
@@ -81,6 +82,8 @@ int main(int argc, char **argv)
 		return cmd_analyze(argc - 1, argv + 1);
 	if (strcmp(cmd, "explain") == 0)
 		return cmd_explain(argc - 1, argv + 1);
+	if (strcmp(cmd, "doctor") == 0)
+		return cmd_doctor(argc - 1, argv + 1);
 	cli_error("unknown command '%s' (try: ncclog --help)", cmd);
 	return 2;
 }
