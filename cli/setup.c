@@ -67,12 +67,38 @@ int setup_catalog(setup *s, strbuf *err)
 	return rc;
 }
 
+char *setup_user_rules_dir(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+	strbuf p = { 0 };
+	/* the XDG spec: a relative XDG_CONFIG_HOME is invalid and ignored */
+	if (xdg && xdg[0] == '/')
+		sb_printf(&p, "%s/ncclog/rules.d", xdg);
+	else if (home && *home)
+		sb_printf(&p, "%s/.config/ncclog/rules.d", home);
+	else
+		return NULL;
+	struct stat st;
+	if (stat(p.p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		sb_free(&p);
+		return NULL;
+	}
+	return sb_take(&p);
+}
+
 int setup_load(setup *s, char **extra, size_t nextra, strbuf *err)
 {
 	if (setup_catalog(s, err) != 0)
 		return -1;
 	ruleset_init(&s->rs, &s->cat, model_tag_names);
 	if (ruleset_load(&s->rs, s->rules_dir, err) != 0)
+		return -1;
+	/* the site's own rules come after the shipped ones, before --rules */
+	char *user = setup_user_rules_dir();
+	int rc = user ? ruleset_load(&s->rs, user, err) : 0;
+	free(user);
+	if (rc != 0)
 		return -1;
 	for (size_t i = 0; i < nextra; i++)
 		if (ruleset_load(&s->rs, extra[i], err) != 0)

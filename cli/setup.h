@@ -18,7 +18,11 @@ typedef struct setup {
 char *setup_rules_dir(void);
 /* Loads the catalog only (explain). On error, -1 is returned and *err says why. */
 int setup_catalog(setup *s, strbuf *err);
-/* Loads catalog, shipped rules and extra rule files/dirs; builds the gate. */
+/* The user's rule directory, $XDG_CONFIG_HOME/ncclog/rules.d (default
+ * ~/.config), as a new string; NULL when it does not exist. */
+char *setup_user_rules_dir(void);
+/* Loads catalog, shipped rules, user rules and extra rule files/dirs, in
+ * that order; builds the gate. */
 int setup_load(setup *s, char **extra, size_t nextra, strbuf *err);
 void setup_free(setup *s);
 
