@@ -19,6 +19,7 @@ static const char usage[] =
 	"commands:\n"
 	"  analyze [FILE...]   diagnose the logs (standard input when no FILE or \"-\")\n"
 	"  explain ID          the long text of one finding id (--list: all ids)\n"
+	"  view FILE...        the per-rank timeline: who stopped where (terminal UI)\n"
 	"  rules list|test     the loaded rules; test them against their sample lines\n"
 	"  doctor              check this node before a job, the way NCCL will see it\n"
 	"\n"
@@ -83,6 +84,8 @@ int main(int argc, char **argv)
 		return cmd_analyze(argc - 1, argv + 1);
 	if (strcmp(cmd, "explain") == 0)
 		return cmd_explain(argc - 1, argv + 1);
+	if (strcmp(cmd, "view") == 0)
+		return cmd_view(argc - 1, argv + 1);
 	if (strcmp(cmd, "rules") == 0)
 		return cmd_rules(argc - 1, argv + 1);
 	if (strcmp(cmd, "doctor") == 0)

@@ -1,0 +1,168 @@
+/* ncclog view: the per-rank timeline over finished logs. The logs go
+ * through the same pipeline and checks as analyze; the TUI only draws. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../tui/load.h"
+#include "../tui/panes.h"
+#include "../tui/view.h"
+#include "commands.h"
+#include "setup.h"
+
+static const char usage[] =
+	"usage: ncclog view [OPTIONS] FILE...\n"
+	"Shows every rank of the job as a row on one screen, grouped by host: how far each got,\n"
+	"where each stopped, with the findings of analyze and the raw lines behind them.\n"
+	"\n"
+	"      --color WHEN     auto (default), always or never; NO_COLOR is honoured\n"
+	"      --rules PATH     extra rule file or directory (repeatable)\n"
+	"  -h, --help           this help\n"
+	"\n"
+	"keys: j/k move, Tab pane, Enter open, / search, e/w errors/warnings, f filter, ? help, q quit\n"
+	"exit status: 0, or 2 for bad usage, unreadable input or no terminal\n";
+
+typedef struct progress {
+	term *t;
+	struct timespec start, last;
+	bool shown;
+} progress;
+
+static double since(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* Small inputs load before anyone could read a bar: it appears only once
+ * loading takes longer than a blink, then at most ten times a second. */
+static bool on_progress(void *ctx, uint64_t done, uint64_t total, const char *name)
+{
+	progress *p = ctx;
+	if (term_interrupted())
+		return false;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (since(&p->start, &now) < 0.2 || (p->shown && since(&p->last, &now) < 0.1))
+		return true;
+	p->shown = true;
+	p->last = now;
+	panes_progress(p->t, done, total, name);
+	return true;
+}
+
+int cmd_view(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "color", required_argument, NULL, 'c' },
+		{ "colour", required_argument, NULL, 'c' },
+		{ "rules", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum color_mode cm = COLOR_AUTO;
+	char **extra = xcalloc((size_t)argc, sizeof *extra);
+	size_t nextra = 0;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (!color_parse(optarg, &cm)) {
+				cli_error("view: --color takes auto, always or never");
+				free(extra);
+				return 2;
+			}
+			break;
+		case 'r':
+			extra[nextra++] = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			free(extra);
+			return 0;
+		default:
+			if (optopt)
+				cli_error("view: option -%c needs a value or is unknown (see ncclog view --help)", optopt);
+			else
+				cli_error("view: unknown option '%s' (see ncclog view --help)", argv[optind - 1]);
+			free(extra);
+			return 2;
+		}
+	}
+	int nfiles = argc - optind;
+	char **paths = argv + optind;
+	if (nfiles == 0) {
+		cli_error("view: no FILE (the viewer reads files back by offset; for a stream use analyze, or live)");
+		free(extra);
+		return 2;
+	}
+	for (int i = 0; i < nfiles; i++)
+		if (strcmp(paths[i], "-") == 0) {
+			cli_error("view: cannot view standard input (save it to a file first)");
+			free(extra);
+			return 2;
+		}
+	setup s;
+	strbuf err = { 0 };
+	if (setup_load(&s, extra, nextra, &err) != 0) {
+		cli_error("%s", err.p);
+		sb_free(&err);
+		setup_free(&s);
+		free(extra);
+		return 2;
+	}
+	/* colour is decided on the terminal the viewer draws on */
+	bool color = cm == COLOR_ALWAYS || (cm == COLOR_AUTO && !(getenv("NO_COLOR") && *getenv("NO_COLOR")));
+	term t;
+	if (term_open(&t, color, &err) != 0) {
+		cli_error("view: %s", err.p);
+		sb_free(&err);
+		setup_free(&s);
+		free(extra);
+		return 2;
+	}
+	model m;
+	model_init(&m, &s.cat);
+	lineidx *idx = xcalloc((size_t)nfiles, sizeof *idx);
+	progress pr = { .t = &t };
+	clock_gettime(CLOCK_MONOTONIC, &pr.start);
+	strbuf loaderr = { 0 };
+	int nread = load_files(&m, &s.rs, paths, (size_t)nfiles, idx, on_progress, &pr, &loaderr);
+	int status = loaderr.n ? 2 : 0;
+	if (nread > 0) {
+		model_check(&m);
+		findings_sort(&m.fs);
+		view v;
+		view_init(&v, &m, &t, idx);
+		if (loaderr.n)
+			view_status(&v, "not read: %.*s", (int)strcspn(loaderr.p, "\n"), loaderr.p);
+		if (view_run(&v) != 0)
+			status = 130; /* interrupted: the shell's convention for SIGINT */
+		view_free(&v);
+	}
+	term_close(&t);
+	for (const char *l = loaderr.p; l && *l;) {
+		size_t n = strcspn(l, "\n");
+		cli_error("%.*s", (int)n, l);
+		l += n + (l[n] == '\n');
+	}
+	if (nread == 0)
+		cli_error("view: none of the inputs could be read");
+	if (nread < 0)
+		status = 130;
+	if (s.rs.notes.n)
+		fprintf(stderr, "ncclog: %s", s.rs.notes.p);
+	for (size_t i = 0; i < m.nin; i++)
+		lineidx_free(&idx[i]);
+	free(idx);
+	model_free(&m);
+	setup_free(&s);
+	sb_free(&err);
+	sb_free(&loaderr);
+	free(extra);
+	return nread == 0 ? 2 : status;
+}

@@ -1,0 +1,274 @@
+#include "rows.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Big jobs start with the host groups collapsed, except where a rank
+ * stopped early: the first screen then says who stopped where. */
+#define ROWS_COLLAPSE_ABOVE 64
+
+typedef struct sortkey {
+	int hostrank, host, rank, proc;
+} sortkey;
+
+static int cmp_key(const void *a, const void *b)
+{
+	const sortkey *x = a, *y = b;
+	if (x->hostrank != y->hostrank)
+		return x->hostrank < y->hostrank ? -1 : 1;
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->proc < y->proc ? -1 : x->proc > y->proc;
+}
+
+/* The processes that get a row: NCCL processes, and ranked launcher
+ * streams whose rank no NCCL process claims (logs without NCCL_DEBUG). */
+static size_t pick(const model *m, sortkey **out)
+{
+	intset claimed = { 0 };
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i].pid >= 0 && model_proc_rank(m, (int)i) >= 0)
+			intset_add(&claimed, model_proc_rank(m, (int)i));
+	sortkey *k = xcalloc(m->nprocs ? m->nprocs : 1, sizeof *k);
+	size_t n = 0;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const proc *p = &m->procs[i];
+		int r = model_proc_rank(m, (int)i);
+		if (p->pid < 0 && (r < 0 || intset_has(&claimed, r)))
+			continue;
+		k[n++] = (sortkey){ 0, p->host, r < 0 ? 1 << 30 : r, (int)i };
+	}
+	/* hosts in the order of their lowest rank: sort by host and rank, then
+	 * give each host's ranks the first one's rank as key */
+	qsort(k, n, sizeof *k, cmp_key);
+	for (size_t i = 0, first = 0; i < n; i++) {
+		if (k[i].host != k[first].host)
+			first = i;
+		k[i].hostrank = k[first].rank;
+	}
+	qsort(k, n, sizeof *k, cmp_key);
+	intset_free(&claimed);
+	*out = k;
+	return n;
+}
+
+static int cmp_u(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Without timestamps, ranks stuck in the same phase are told apart by how
+ * many NCCL records they got out: fewer than the median is behind. */
+static unsigned median_records(const model *m, const rows *w, enum phase ph)
+{
+	unsigned *v = xcalloc(w->nr + 1, sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0; i < w->nr; i++) {
+		const proc *p = &m->procs[w->r[i].proc];
+		if (p->pid >= 0 && p->phase == ph)
+			v[n++] = p->nrecent;
+	}
+	qsort(v, n, sizeof *v, cmp_u);
+	unsigned med = n ? v[n / 2] : 0;
+	free(v);
+	return med;
+}
+
+static void flag_stopped(const model *m, rows *w)
+{
+	enum phase maxph = PH_NONE;
+	int timed = 0;
+	for (size_t i = 0; i < w->nr; i++) {
+		const proc *p = &m->procs[w->r[i].proc];
+		if (p->pid >= 0 && p->phase > maxph)
+			maxph = p->phase;
+		if (time_dated(p->last_time)) {
+			if (!timed++ || p->first_time < w->t0)
+				w->t0 = p->first_time;
+			if (p->last_time > w->t1)
+				w->t1 = p->last_time;
+		}
+	}
+	w->timed = timed > 0 && (size_t)timed * 2 >= w->nr && w->t1 > w->t0;
+	double behind = (w->t1 - w->t0) / 10;
+	if (behind < 10)
+		behind = 10;
+	unsigned med = maxph < PH_COMPLETE && !w->timed ? median_records(m, w, maxph) : 0;
+	for (size_t i = 0; i < w->nr; i++) {
+		rrank *r = &w->r[i];
+		const proc *p = &m->procs[r->proc];
+		if (p->pid < 0 || w->nr < 2)
+			continue;
+		bool late = w->timed && time_dated(p->last_time) && w->t1 - p->last_time > behind && !p->destroyed;
+		bool lower = p->phase < maxph && p->phase < PH_COMPLETE;
+		bool fewer = med && p->phase == maxph && p->nrecent < med;
+		if (late || lower || fewer)
+			r->flags |= RF_STOPPED;
+	}
+}
+
+static void flag_findings(const model *m, rows *w)
+{
+	int *row_of = xmalloc((m->nprocs ? m->nprocs : 1) * sizeof *row_of);
+	for (size_t i = 0; i < m->nprocs; i++)
+		row_of[i] = -1;
+	for (size_t i = 0; i < w->nr; i++)
+		row_of[w->r[i].proc] = (int)i;
+	for (size_t k = 0; k < m->fs.n; k++) {
+		const finding *f = &m->fs.v[k];
+		bool timeout = strstr(f->id, "timeout") != NULL;
+		bool behind = strcmp(f->id, "rank-silent") == 0 || strcmp(f->id, "straggler-rank") == 0;
+		for (size_t j = 0; j < f->procs.n; j++) {
+			int ri = f->procs.v[j] >= 0 && (size_t)f->procs.v[j] < m->nprocs ? row_of[f->procs.v[j]] : -1;
+			if (ri < 0)
+				continue;
+			rrank *r = &w->r[ri];
+			const proc *p = &m->procs[r->proc];
+			if ((int)f->severity > r->sev)
+				r->sev = (int)f->severity;
+			if (timeout)
+				r->flags |= RF_TIMEOUT;
+			if (behind)
+				r->flags |= RF_STOPPED;
+			/* an error finding marks the ranks that failed themselves, not
+			 * every rank of a job-wide diagnosis */
+			if (f->severity == SEV_ERROR && (p->warned || p->aborted))
+				r->flags |= RF_ERROR;
+		}
+	}
+	free(row_of);
+}
+
+void rows_build(rows *w, const model *m)
+{
+	intset collapsed = { 0 };
+	bool had = w->ng > 0;
+	for (size_t i = 0; i < w->ng; i++)
+		if (w->g[i].collapsed)
+			intset_add(&collapsed, w->g[i].host);
+	free(w->r);
+	free(w->g);
+	w->r = NULL;
+	w->g = NULL;
+	w->nr = w->ng = 0;
+	w->t0 = w->t1 = 0;
+	sortkey *k;
+	size_t n = pick(m, &k);
+	w->r = xcalloc(n ? n : 1, sizeof *w->r);
+	w->g = xcalloc(n ? n : 1, sizeof *w->g);
+	bool job_started = false;
+	for (size_t i = 0; i < n; i++) {
+		const proc *p = &m->procs[k[i].proc];
+		if (p->phase >= PH_BOOTSTRAP || p->init_started)
+			job_started = true;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const proc *p = &m->procs[k[i].proc];
+		if (!w->ng || w->g[w->ng - 1].host != p->host) {
+			rgroup *g = &w->g[w->ng++];
+			*g = (rgroup){ .host = p->host, .first = i, .minph = PH_RUNNING, .maxph = PH_NONE };
+		}
+		rrank *r = &w->r[w->nr++];
+		*r = (rrank){ .proc = k[i].proc, .rank = model_proc_rank(m, k[i].proc), .group = (int)w->ng - 1,
+			      .sev = -1, .last_file = -1 };
+		if (p->warned)
+			r->flags |= RF_WARN;
+		if (p->aborted)
+			r->flags |= RF_ABORT;
+		if (job_started && p->pid >= 0 && !p->init_done && p->phase < PH_COMPLETE)
+			r->flags |= RF_NOINIT;
+		/* where it stopped is its last NCCL record; unprefixed lines of a
+		 * shared stream (a launcher's own messages) follow the last process */
+		if (p->nrecent) {
+			const lineref *lr = &p->recent[(p->nrecent - 1) % PROC_RECENT];
+			r->last_file = lr->file;
+			r->last_line = lr->line;
+			r->last_off = lr->off;
+			r->last_known = true;
+		} else if (p->nlines) {
+			r->last_file = p->last_file;
+			r->last_line = p->last_line;
+		}
+	}
+	free(k);
+	flag_stopped(m, w);
+	flag_findings(m, w);
+	for (size_t i = 0; i < w->nr; i++) {
+		rgroup *g = &w->g[w->r[i].group];
+		const proc *p = &m->procs[w->r[i].proc];
+		g->n++;
+		g->flags |= w->r[i].flags;
+		g->nstopped += (w->r[i].flags & RF_STOPPED) != 0;
+		g->nnoinit += (w->r[i].flags & RF_NOINIT) != 0;
+		if (p->phase < g->minph)
+			g->minph = p->phase;
+		if (p->phase > g->maxph)
+			g->maxph = p->phase;
+	}
+	for (size_t i = 0; i < w->ng; i++)
+		w->g[i].collapsed = had ? intset_has(&collapsed, w->g[i].host)
+					: w->nr > ROWS_COLLAPSE_ABOVE && !(w->g[i].flags & RF_STOPPED);
+	intset_free(&collapsed);
+}
+
+bool rows_pass(const rows *w, size_t i, int min_sev)
+{
+	const rrank *r = &w->r[i];
+	if (min_sev < 0)
+		return true;
+	/* stopping early is as bad as an error, missing init as a warning */
+	int sev = r->sev;
+	if (r->flags & (RF_STOPPED | RF_ERROR | RF_TIMEOUT | RF_ABORT))
+		sev = SEV_ERROR;
+	else if ((r->flags & (RF_NOINIT | RF_WARN)) && sev < SEV_WARNING)
+		sev = SEV_WARNING;
+	return sev >= min_sev;
+}
+
+void rows_layout(rows *w, int min_sev)
+{
+	w->nvis = 0;
+	for (size_t gi = 0; gi < w->ng; gi++) {
+		const rgroup *g = &w->g[gi];
+		size_t pass = 0;
+		for (size_t i = g->first; i < g->first + g->n; i++)
+			pass += rows_pass(w, i, min_sev);
+		if (!pass)
+			continue;
+		grow(&w->vis, &w->viscap, w->nvis, sizeof *w->vis);
+		w->vis[w->nvis++] = (rrow){ true, gi };
+		if (g->collapsed)
+			continue;
+		for (size_t i = g->first; i < g->first + g->n; i++)
+			if (rows_pass(w, i, min_sev)) {
+				grow(&w->vis, &w->viscap, w->nvis, sizeof *w->vis);
+				w->vis[w->nvis++] = (rrow){ false, i };
+			}
+	}
+}
+
+long rows_reveal(rows *w, size_t i, int min_sev)
+{
+	if (!rows_pass(w, i, min_sev))
+		return -1;
+	rgroup *g = &w->g[w->r[i].group];
+	if (g->collapsed) {
+		g->collapsed = false;
+		rows_layout(w, min_sev);
+	}
+	for (size_t v = 0; v < w->nvis; v++)
+		if (!w->vis[v].group && w->vis[v].idx == i)
+			return (long)v;
+	return -1;
+}
+
+void rows_free(rows *w)
+{
+	free(w->r);
+	free(w->g);
+	free(w->vis);
+	*w = (rows){ 0 };
+}

@@ -1,0 +1,68 @@
+/* The rows of the timeline, derived from the job model: one per rank,
+ * grouped by host, each with flags that say at a glance whether it
+ * stopped early, never completed init, warned, failed or timed out.
+ * Rebuilding from the model is cheap and can be repeated (live mode). */
+#ifndef NCCLOG_TUI_ROWS_H
+#define NCCLOG_TUI_ROWS_H
+
+#include "../model/model.h"
+
+enum rank_flag {
+	RF_STOPPED = 1,  /* stopped early: behind the other ranks */
+	RF_NOINIT = 2,   /* never logged Init COMPLETE */
+	RF_WARN = 4,     /* logged a WARN */
+	RF_ERROR = 8,    /* named by an error finding */
+	RF_TIMEOUT = 16, /* named by a timeout finding */
+	RF_ABORT = 32,   /* its communicator was aborted */
+};
+
+typedef struct rrank {
+	int proc;
+	int rank;              /* -1 unknown */
+	int group;
+	unsigned flags;
+	int sev;               /* worst severity of its findings, -1 none */
+	int last_file;         /* where its last line is, -1 unknown */
+	uint64_t last_line, last_off;
+	bool last_known;       /* last_off found */
+} rrank;
+
+typedef struct rgroup {
+	int host;              /* interned, -1 for "no host" */
+	size_t first, n;       /* its ranks: r[first .. first+n) */
+	bool collapsed;
+	unsigned flags;        /* union of its ranks' flags */
+	int nstopped, nnoinit;
+	enum phase minph, maxph;
+} rgroup;
+
+typedef struct rrow {
+	bool group;
+	size_t idx;            /* into g or r */
+} rrow;
+
+typedef struct rows {
+	rrank *r;
+	size_t nr;
+	rgroup *g;
+	size_t ng;
+	rrow *vis;             /* the rows shown, after collapsing and filtering */
+	size_t nvis, viscap;
+	bool timed;            /* the axis is real time */
+	double t0, t1;
+} rows;
+
+/* (Re)builds ranks and groups from the model; the collapsed state of each
+ * host survives. */
+void rows_build(rows *w, const model *m);
+/* Recomputes the visible rows: groups, and the ranks of expanded groups
+ * whose worst severity is at least min_sev (-1: all ranks). */
+void rows_layout(rows *w, int min_sev);
+/* Whether rank row i passes the severity filter. */
+bool rows_pass(const rows *w, size_t i, int min_sev);
+/* The visible row of rank i, expanding its group when needed; -1 when the
+ * filter hides it. */
+long rows_reveal(rows *w, size_t i, int min_sev);
+void rows_free(rows *w);
+
+#endif

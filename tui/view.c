@@ -1,0 +1,198 @@
+#include "view.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../parser/record.h"
+#include "keys.h"
+#include "panes.h"
+#include "timeline.h"
+
+static void findings_layout(view *v)
+{
+	v->nfvis = 0;
+	for (size_t i = 0; i < v->m->fs.n; i++)
+		if ((int)v->m->fs.v[i].severity >= v->filter) {
+			grow(&v->fvis, &v->fviscap, v->nfvis, sizeof *v->fvis);
+			v->fvis[v->nfvis++] = (int)i;
+		}
+}
+
+void view_init(view *v, const model *m, term *t, lineidx *idx)
+{
+	*v = (view){ 0 };
+	v->m = m;
+	v->t = t;
+	v->idx = idx;
+	v->filter = -1;
+	v->raw_file = -1;
+	v->data_fd = -1;
+	view_refresh(v);
+	/* start on the rank that stopped first in the list, else one that never
+	 * completed init: the question the viewer answers first */
+	for (unsigned want = RF_STOPPED; want; want = want == RF_STOPPED ? RF_NOINIT : 0)
+		for (size_t i = 0; i < v->rw.nr; i++)
+			if (v->rw.r[i].flags & want) {
+				v->tl_cur = rows_reveal(&v->rw, i, v->filter);
+				return;
+			}
+}
+
+void view_free(view *v)
+{
+	rows_free(&v->rw);
+	free(v->fvis);
+	sb_free(&v->input);
+	sb_free(&v->msg);
+}
+
+void view_refresh(view *v)
+{
+	rows_build(&v->rw, v->m);
+	rows_layout(&v->rw, v->filter);
+	findings_layout(v);
+}
+
+const finding *view_finding(const view *v)
+{
+	if (v->fd_cur < 0 || (size_t)v->fd_cur >= v->nfvis)
+		return NULL;
+	return &v->m->fs.v[v->fvis[v->fd_cur]];
+}
+
+long view_rank(const view *v)
+{
+	if (v->tl_cur < 0 || (size_t)v->tl_cur >= v->rw.nvis || v->rw.vis[v->tl_cur].group)
+		return -1;
+	return (long)v->rw.vis[v->tl_cur].idx;
+}
+
+void view_status(view *v, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	sb_clear(&v->msg);
+	term_escape(v->t, &v->msg, slice_from(buf));
+}
+
+void view_last_line(view *v, size_t i, strbuf *b)
+{
+	rrank *r = &v->rw.r[i];
+	if (r->last_file < 0 || (size_t)r->last_file >= v->m->nin)
+		return;
+	lineidx *x = &v->idx[r->last_file];
+	if (!r->last_known) {
+		if (lineidx_seek(x, r->last_line, &r->last_off) != 0)
+			return;
+		r->last_known = true;
+	}
+	strbuf raw = { 0 };
+	if (lineidx_read(x, r->last_off, &raw) == 0 && raw.n) {
+		/* the message without its prefixes: the same parser as the pipeline */
+		record rec;
+		record_parse((slice){ raw.p, raw.n }, &rec);
+		slice s = rec.body.n ? rec.body : (slice){ raw.p, raw.n };
+		term_escape(v->t, b, s);
+	}
+	sb_free(&raw);
+}
+
+void view_drill(view *v, int file, uint64_t line)
+{
+	if (file < 0 || (size_t)file >= v->m->nin) {
+		view_status(v, "no line to open");
+		return;
+	}
+	v->raw_file = file;
+	v->raw_mark = line;
+	v->raw_top = 0; /* centred by the next draw, once the pane's height is known */
+	v->dmode = DET_RAW;
+	v->focus = PANE_DETAIL;
+}
+
+/* The timeline gets what its rows need up to most of the screen, the
+ * findings a quarter at most, the detail pane the rest (half when it has
+ * the focus). */
+static void layout(view *v)
+{
+	getmaxyx(stdscr, v->H, v->W);
+	int avail = v->H - 3;
+	int fd = avail / 4 < 3 ? 3 : avail / 4;
+	v->fd_h = (int)v->nfvis + 1 < fd ? (int)v->nfvis + 1 : fd;
+	if (v->fd_h < 2)
+		v->fd_h = 2;
+	int dt_min = v->focus == PANE_DETAIL ? avail / 2 : avail / 4;
+	if (dt_min < 3)
+		dt_min = 3;
+	long want = (long)v->rw.nvis + 1;
+	v->tl_h = avail - v->fd_h - dt_min;
+	if (want < v->tl_h)
+		v->tl_h = (int)want;
+	if (v->tl_h < 3)
+		v->tl_h = 3;
+	v->dt_h = avail - v->fd_h - v->tl_h;
+	v->tl_y = 2;
+	v->fd_y = v->tl_y + v->tl_h;
+	v->dt_y = v->fd_y + v->fd_h;
+}
+
+void view_draw(view *v)
+{
+	layout(v);
+	erase();
+	if (v->H < 12 || v->W < 40) {
+		term_put(v->t, 0, 0, v->W, "terminal too small for ncclog view (40x12 at least); q quits", A_BOLD);
+		refresh();
+		return;
+	}
+	if (v->dmode == DET_RAW && v->raw_top == 0) {
+		long ctx = (v->dt_h - 1) / 3;
+		v->raw_top = v->raw_mark > (uint64_t)ctx ? v->raw_mark - (uint64_t)ctx : 1;
+	}
+	panes_header(v);
+	timeline_draw(v);
+	panes_findings(v);
+	panes_detail(v);
+	panes_status(v);
+	if (v->help)
+		panes_help(v);
+	refresh();
+}
+
+int view_run(view *v)
+{
+	view_draw(v);
+	while (!v->quit) {
+		if (term_interrupted())
+			return -1;
+		struct pollfd pf[2] = { { v->t->fd, POLLIN, 0 }, { v->data_fd, POLLIN, 0 } };
+		/* a timeout, so that a signal landing just before poll is seen */
+		int n = poll(pf, v->data_fd >= 0 ? 2 : 1, 500);
+		if (n < 0 && errno != EINTR)
+			return -1;
+		if (term_interrupted())
+			return -1;
+		bool dirty = false;
+		if (n > 0 && (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
+			return -1; /* the terminal went away */
+		if (n > 0 && v->data_fd >= 0 && pf[1].revents && v->on_data) {
+			v->on_data(v, v->data_ctx);
+			dirty = true;
+		}
+		int ch;
+		while (!v->quit && (ch = getch()) != ERR) {
+			keys_handle(v, ch);
+			dirty = true;
+		}
+		if (dirty && !v->quit)
+			view_draw(v);
+	}
+	return 0;
+}
