@@ -23,8 +23,7 @@ static void segment(pipeline *p, const line *l, slice seg)
 	if (!seg.n || !seg.p)
 		return;
 	size_t cands = ruleset_gate(p->rs, seg);
-	if (!cands && !memmem(seg.p, seg.n, "NCCL ", 5) && !memmem(seg.p, seg.n, " INFO ", 6) &&
-	    !memmem(seg.p, seg.n, " WARN ", 6)) {
+	if (!cands && !p->rs->record_hint) {
 		model_activity(p->m, p->file, l->no, l->off, seg);
 		return;
 	}

@@ -2,136 +2,148 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
-/* Bytes that occur in no pattern share class 0, which keeps the dense
- * transition table small (states x classes). */
+/* The gate finds every literal of every rule in a line, and it must cost
+ * far less than the regexes it spares. Each literal is given an anchor: its
+ * rarest byte pair in log text. Anchors are sorted into 8 buckets, and a
+ * vector loop (after Hyperscan's "Teddy") looks up the low and high nibble
+ * of both bytes of 32 positions at once in per-bucket tables: a position
+ * survives only if all four agree on a bucket. Only there are the anchors
+ * of that bucket compared, and the literals behind a matching anchor
+ * compared in full. The vector cost does not grow with the rule count. */
+
+#define MAX_ANCHORS 512
+#define GATE_MIN 4 /* shortest literal; the rule loader refuses shorter ones */
+#define BUCKETS 8
+
+typedef struct anchor {
+	unsigned char a, b;
+	int head;          /* first literal with this anchor */
+} anchor;
+
 struct gate {
-	unsigned char cls[256];
-	int nclass;
-	int nstates;
-	int *next;     /* nstates * nclass */
-	int *out;      /* first output index per state, -1 */
-	int *outnext;  /* chained outputs: value list */
-	int *outval;
-	size_t nout;
+	anchor anc[MAX_ANCHORS];
+	size_t nanc;
+	/* per bucket: its anchors are anc[bstart[k] .. bstart[k+1]) */
+	size_t bstart[BUCKETS + 1];
+	/* nibble tables: bit k set when a bucket-k anchor has that nibble */
+	unsigned char a_lo[16], a_hi[16], b_lo[16], b_hi[16];
+	char **lit;
+	size_t *len, *off;  /* literal length; offset of its anchor in it */
+	int *val, *chain;
+	size_t n;
+	bool avx2;
 };
 
-typedef struct trie {
-	int *child; /* nstates * nclass during build, -1 = none */
-	int *fail;
-	int n, cap, ncls;
-} trie;
-
-static int trie_new_state(trie *t)
+/* How common a byte is in log text (English letter frequencies, digits,
+ * the punctuation of timestamps and progress bars): anchors of rare bytes
+ * fire seldom. */
+static double commonness(unsigned char c)
 {
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 64;
-		t->child = xrealloc(t->child, (size_t)t->cap * (size_t)t->ncls * sizeof(int));
-		t->fail = xrealloc(t->fail, (size_t)t->cap * sizeof(int));
+	if (c == ' ')
+		return 8;
+	if (strchr("etaoinsrhdlu", c) || (c >= '0' && c <= '9') || (c && strchr(".,:-[]/|#%=", c)))
+		return 5;
+	if (c >= 'a' && c <= 'z')
+		return strchr("cmwfgypb", c) ? 3 : 1.5;
+	if (c >= 'A' && c <= 'Z')
+		return strchr("EIT", c) ? 2 : 1.5;
+	return 1;
+}
+
+/* Each literal is anchored at its rarest byte pair; literals whose rarest
+ * pairs tie share an anchor already chosen when they can. */
+static void choose_anchors(gate *g)
+{
+	for (size_t k = 0; k < g->n; k++) {
+		double best = 1e9;
+		size_t at = 0;
+		int reuse = -1;
+		for (size_t i = 0; i + 1 < g->len[k]; i++) {
+			unsigned char a = (unsigned char)g->lit[k][i], b = (unsigned char)g->lit[k][i + 1];
+			double w = commonness(a) * commonness(b);
+			int have = -1;
+			for (size_t j = 0; j < g->nanc; j++)
+				if (g->anc[j].a == a && g->anc[j].b == b)
+					have = (int)j;
+			if (w < best || (w == best && have >= 0 && reuse < 0)) {
+				best = w;
+				at = i;
+				reuse = have;
+			}
+		}
+		if (reuse < 0) {
+			if (g->nanc == MAX_ANCHORS) {
+				/* out of anchors: share the least common one */
+				reuse = 0;
+				at = (size_t)-1;
+				for (size_t i = 0; i + 1 < g->len[k] && at == (size_t)-1; i++)
+					for (size_t j = 0; j < g->nanc; j++)
+						if (g->anc[j].a == (unsigned char)g->lit[k][i] && g->anc[j].b == (unsigned char)g->lit[k][i + 1]) {
+							reuse = (int)j;
+							at = i;
+						}
+				if (at == (size_t)-1)
+					continue; /* cannot happen with the shipped rules */
+			} else {
+				reuse = (int)g->nanc++;
+				g->anc[reuse] = (anchor){ (unsigned char)g->lit[k][at], (unsigned char)g->lit[k][at + 1], -1 };
+			}
+		}
+		g->off[k] = at;
+		g->chain[k] = g->anc[reuse].head;
+		g->anc[reuse].head = (int)k;
 	}
-	memset(t->child + (size_t)t->n * (size_t)t->ncls, 0xff, (size_t)t->ncls * sizeof(int));
-	t->fail[t->n] = 0;
-	return t->n++;
+}
+
+static int cmp_anchor(const void *x, const void *y)
+{
+	const anchor *a = x, *b = y;
+	return a->a != b->a ? a->a - b->a : a->b - b->b;
+}
+
+/* Buckets of neighbouring anchors share nibbles, so fewer foreign bytes
+ * pass the tables. */
+static void fill_buckets(gate *g)
+{
+	qsort(g->anc, g->nanc, sizeof *g->anc, cmp_anchor);
+	for (size_t k = 0; k <= BUCKETS; k++)
+		g->bstart[k] = g->nanc * k / BUCKETS;
+	for (size_t k = 0; k < BUCKETS; k++)
+		for (size_t i = g->bstart[k]; i < g->bstart[k + 1]; i++) {
+			unsigned char bit = (unsigned char)(1u << k);
+			g->a_lo[g->anc[i].a & 15] |= bit;
+			g->a_hi[g->anc[i].a >> 4] |= bit;
+			g->b_lo[g->anc[i].b & 15] |= bit;
+			g->b_hi[g->anc[i].b >> 4] |= bit;
+		}
 }
 
 gate *gate_build(const slice *pats, const int *vals, size_t n)
 {
 	gate *g = xcalloc(1, sizeof *g);
-	int ncls = 1;
-	for (size_t k = 0; k < n; k++)
-		for (size_t i = 0; i < pats[k].n; i++) {
-			unsigned char c = (unsigned char)pats[k].p[i];
-			if (!g->cls[c])
-				g->cls[c] = (unsigned char)ncls++;
-		}
-	g->nclass = ncls;
-	trie t = { .ncls = ncls };
-	trie_new_state(&t);
-	int *patstate = xmalloc((n ? n : 1) * sizeof(int));
+	g->lit = xcalloc(n ? n : 1, sizeof *g->lit);
+	g->len = xcalloc(n ? n : 1, sizeof *g->len);
+	g->off = xcalloc(n ? n : 1, sizeof *g->off);
+	g->val = xcalloc(n ? n : 1, sizeof *g->val);
+	g->chain = xcalloc(n ? n : 1, sizeof *g->chain);
 	for (size_t k = 0; k < n; k++) {
-		int s = 0;
-		for (size_t i = 0; i < pats[k].n; i++) {
-			int c = g->cls[(unsigned char)pats[k].p[i]];
-			int *slot = &t.child[(size_t)s * (size_t)ncls + (size_t)c];
-			if (*slot < 0) {
-				int ns = trie_new_state(&t);
-				slot = &t.child[(size_t)s * (size_t)ncls + (size_t)c];
-				*slot = ns;
-			}
-			s = *slot;
-		}
-		patstate[k] = s;
+		if (pats[k].n < GATE_MIN)
+			continue; /* the rule loader refuses these */
+		size_t i = g->n++;
+		g->lit[i] = xstrndup(pats[k].p, pats[k].n);
+		g->len[i] = pats[k].n;
+		g->val[i] = vals[k];
 	}
-	/* Breadth-first: failure links and the full transition table. */
-	int *queue = xmalloc((size_t)t.n * sizeof(int));
-	int qh = 0, qt = 0;
-	for (int c = 0; c < ncls; c++) {
-		int *slot = &t.child[c];
-		if (*slot < 0) {
-			*slot = 0;
-		} else {
-			t.fail[*slot] = 0;
-			queue[qt++] = *slot;
-		}
-	}
-	while (qh < qt) {
-		int s = queue[qh++];
-		for (int c = 0; c < ncls; c++) {
-			int *slot = &t.child[(size_t)s * (size_t)ncls + (size_t)c];
-			int f = t.child[(size_t)t.fail[s] * (size_t)ncls + (size_t)c];
-			if (*slot < 0) {
-				*slot = f;
-			} else {
-				t.fail[*slot] = f;
-				queue[qt++] = *slot;
-			}
-		}
-	}
-	/* Outputs: each state reports its own patterns, then its fail chain's. */
-	g->nstates = t.n;
-	g->next = t.child;
-	g->out = xmalloc((size_t)t.n * sizeof(int));
-	memset(g->out, 0xff, (size_t)t.n * sizeof(int));
-	g->outnext = xmalloc((n ? n : 1) * sizeof(int));
-	g->outval = xmalloc((n ? n : 1) * sizeof(int));
-	for (size_t k = 0; k < n; k++) {
-		g->outval[k] = vals[k];
-		g->outnext[k] = g->out[patstate[k]];
-		g->out[patstate[k]] = (int)k;
-	}
-	g->nout = n;
-	/* Link each state's output list to its fail state's, in BFS order so
-	 * the fail state is complete first. A state with no own outputs
-	 * points straight at the fail state's list. */
-	int *tail = xmalloc((size_t)t.n * sizeof(int));
-	int *merged = xmalloc((size_t)t.n * sizeof(int));
-	memset(merged, 0xff, (size_t)t.n * sizeof(int));
-	for (int i = 0; i < t.n; i++) {
-		int k = g->out[i], last = -1;
-		while (k >= 0) {
-			last = k;
-			k = g->outnext[k];
-		}
-		tail[i] = last;
-	}
-	/* merged[s] = head of the full list for s */
-	merged[0] = g->out[0];
-	for (int i = 0; i < qt; i++) {
-		int s = queue[i];
-		int fl = merged[t.fail[s]];
-		if (g->out[s] < 0) {
-			merged[s] = fl;
-		} else {
-			merged[s] = g->out[s];
-			g->outnext[tail[s]] = fl;
-		}
-	}
-	free(g->out);
-	g->out = merged;
-	free(tail);
-	free(queue);
-	free(t.fail);
-	free(patstate);
+	choose_anchors(g);
+	fill_buckets(g);
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	g->avx2 = __builtin_cpu_supports("avx2");
+#endif
 	return g;
 }
 
@@ -139,28 +151,97 @@ void gate_free(gate *g)
 {
 	if (!g)
 		return;
-	free(g->next);
-	free(g->out);
-	free(g->outnext);
-	free(g->outval);
+	for (size_t i = 0; i < g->n; i++)
+		free(g->lit[i]);
+	free(g->lit);
+	free(g->len);
+	free(g->off);
+	free(g->val);
+	free(g->chain);
 	free(g);
 }
 
-size_t gate_scan(const gate *g, slice s, void (*hit)(void *ctx, int value), void *ctx)
+/* The literals anchored at s[pos], s[pos+1], looked up in the buckets the
+ * tables named (all buckets from the scalar loop). */
+static size_t verify(const gate *g, slice s, size_t pos, unsigned buckets, void (*hit)(void *ctx, int value),
+		     void *ctx)
 {
-	const unsigned char *p = (const unsigned char *)s.p;
-	const int *next = g->next;
-	const unsigned char *cls = g->cls;
-	size_t nc = (size_t)g->nclass, hits = 0;
-	int st = 0;
-	for (size_t i = 0; i < s.n; i++) {
-		st = next[(size_t)st * nc + cls[p[i]]];
-		if (g->out[st] >= 0) {
-			for (int k = g->out[st]; k >= 0; k = g->outnext[k]) {
-				hit(ctx, g->outval[k]);
-				hits++;
+	unsigned char a = (unsigned char)s.p[pos], b = (unsigned char)s.p[pos + 1];
+	size_t hits = 0;
+	for (; buckets; buckets &= buckets - 1) {
+		size_t k = (size_t)__builtin_ctz(buckets);
+		for (size_t j = g->bstart[k]; j < g->bstart[k + 1]; j++) {
+			if (g->anc[j].a != a || g->anc[j].b != b)
+				continue;
+			for (int i = g->anc[j].head; i >= 0; i = g->chain[i]) {
+				if (pos < g->off[i])
+					continue;
+				size_t start = pos - g->off[i];
+				if (start + g->len[i] <= s.n && memcmp(s.p + start, g->lit[i], g->len[i]) == 0) {
+					hit(ctx, g->val[i]);
+					hits++;
+				}
 			}
 		}
 	}
 	return hits;
+}
+
+static size_t scan_scalar(const gate *g, slice s, size_t from, void (*hit)(void *ctx, int value), void *ctx)
+{
+	const unsigned char *p = (const unsigned char *)s.p;
+	size_t hits = 0;
+	for (size_t pos = from; pos + 1 < s.n; pos++) {
+		unsigned m = g->a_lo[p[pos] & 15] & g->a_hi[p[pos] >> 4] & g->b_lo[p[pos + 1] & 15] &
+			     g->b_hi[p[pos + 1] >> 4];
+		if (m)
+			hits += verify(g, s, pos, m, hit, ctx);
+	}
+	return hits;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) static size_t scan_avx2(const gate *g, slice s, void (*hit)(void *ctx, int value),
+							 void *ctx, size_t *done)
+{
+	const unsigned char *p = (const unsigned char *)s.p;
+	__m256i alo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)g->a_lo));
+	__m256i ahi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)g->a_hi));
+	__m256i blo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)g->b_lo));
+	__m256i bhi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)g->b_hi));
+	__m256i nib = _mm256_set1_epi8(15), zero = _mm256_setzero_si256();
+	size_t hits = 0, i = 0;
+	for (; i + 33 <= s.n; i += 32) {
+		__m256i v0 = _mm256_loadu_si256((const __m256i *)(p + i));
+		__m256i v1 = _mm256_loadu_si256((const __m256i *)(p + i + 1));
+		__m256i m = _mm256_and_si256(
+			_mm256_and_si256(_mm256_shuffle_epi8(alo, _mm256_and_si256(v0, nib)),
+					 _mm256_shuffle_epi8(ahi, _mm256_and_si256(_mm256_srli_epi16(v0, 4), nib))),
+			_mm256_and_si256(_mm256_shuffle_epi8(blo, _mm256_and_si256(v1, nib)),
+					 _mm256_shuffle_epi8(bhi, _mm256_and_si256(_mm256_srli_epi16(v1, 4), nib))));
+		unsigned bits = ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, zero));
+		if (!bits)
+			continue;
+		unsigned char mb[32];
+		_mm256_storeu_si256((__m256i *)mb, m);
+		for (; bits; bits &= bits - 1) {
+			unsigned k = (unsigned)__builtin_ctz(bits);
+			hits += verify(g, s, i + k, mb[k], hit, ctx);
+		}
+	}
+	*done = i;
+	return hits;
+}
+#endif
+
+size_t gate_scan(const gate *g, slice s, void (*hit)(void *ctx, int value), void *ctx)
+{
+	size_t hits = 0, i = 0;
+	if (!g->nanc)
+		return 0;
+#if defined(__x86_64__)
+	if (g->avx2)
+		hits = scan_avx2(g, s, hit, ctx, &i);
+#endif
+	return hits + scan_scalar(g, s, i, hit, ctx);
 }

@@ -224,8 +224,8 @@ static int load_rule(ruleset *rs, loadctx *lc, const cJSON *o)
 		goto out;
 	}
 	for (size_t i = 0; i < r.ngates; i++)
-		if (strlen(r.gates[i]) < 3) {
-			fail_field(lc, "gate", "a gate literal needs at least 3 characters");
+		if (strlen(r.gates[i]) < 4) {
+			fail_field(lc, "gate", "a gate literal needs at least 4 characters");
 			goto out;
 		}
 	if (!pat) {
@@ -363,12 +363,22 @@ int ruleset_load(ruleset *rs, const char *path, strbuf *err)
 
 void ruleset_finish(ruleset *rs)
 {
-	size_t total = 0;
+	/* The words that make a line a possible NCCL record ride the same pass. */
+	static const char *const record_words[] = {
+		"NCCL ", "] INFO ", "] WARN ", "0 WARN ", "1 WARN ", "2 WARN ", "3 WARN ", "4 WARN ",
+		"5 WARN ", "6 WARN ", "7 WARN ", "8 WARN ", "9 WARN ",
+	};
+	size_t nwords = sizeof record_words / sizeof record_words[0];
+	size_t total = nwords;
 	for (size_t i = 0; i < rs->n; i++)
 		total += rs->v[i].ngates;
-	slice *pats = xcalloc(total ? total : 1, sizeof *pats);
-	int *vals = xcalloc(total ? total : 1, sizeof *vals);
+	slice *pats = xcalloc(total, sizeof *pats);
+	int *vals = xcalloc(total, sizeof *vals);
 	size_t k = 0;
+	for (size_t i = 0; i < nwords; i++) {
+		pats[k] = slice_from(record_words[i]);
+		vals[k++] = -1;
+	}
 	for (size_t i = 0; i < rs->n; i++)
 		for (size_t j = 0; j < rs->v[i].ngates; j++) {
 			pats[k] = slice_from(rs->v[i].gates[j]);
@@ -388,6 +398,10 @@ void ruleset_finish(ruleset *rs)
 static void on_gate_hit(void *ctx, int ri)
 {
 	ruleset *rs = ctx;
+	if (ri < 0) {
+		rs->record_hint = true;
+		return;
+	}
 	if (rs->stamp[ri] == rs->gen)
 		return;
 	rs->stamp[ri] = rs->gen;
@@ -408,6 +422,7 @@ size_t ruleset_gate(ruleset *rs, slice line)
 		rs->gen = 1;
 	}
 	rs->ncand = 0;
+	rs->record_hint = false;
 	gate_scan(rs->g, line, on_gate_hit, rs);
 	return rs->ncand;
 }

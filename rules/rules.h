@@ -56,6 +56,7 @@ typedef struct ruleset {
 	/* per-line scratch: candidate rules whose gate is in the line */
 	int *cand;
 	size_t ncand;
+	bool record_hint;   /* the line holds "NCCL " or a pre-2.3 "] INFO ": maybe a record */
 	unsigned *stamp;
 	unsigned gen;
 	strbuf notes;       /* run-time notes (a rule disabled), for the caller */
@@ -68,7 +69,8 @@ void ruleset_free(ruleset *rs);
 int ruleset_load(ruleset *rs, const char *path, strbuf *err);
 /* Builds the gate; call after the last load. */
 void ruleset_finish(ruleset *rs);
-/* Scans a line with the gate; returns the number of candidate rules. */
+/* Scans a line with the gate; returns the number of candidate rules and
+ * sets rs->record_hint. */
 size_t ruleset_gate(ruleset *rs, slice line);
 /* Runs the candidates of the last gate scan over a record's message and
  * call site; calls fn per match. */

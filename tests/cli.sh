@@ -75,7 +75,7 @@ valid_json "fifo"
 wait
 
 # broken rule files: one line "file:line:col: what", exit 2
-printf '{"rules": [\n  {"id": "x", "gate": "abc",\n   "pattern": "a(b", "finding": "cuda-oom"}]}\n' >"$tmp/bad.json"
+printf '{"rules": [\n  {"id": "x", "gate": "abcd",\n   "pattern": "a(b", "finding": "cuda-oom"}]}\n' >"$tmp/bad.json"
 expect 2 "broken rule" -- "$bin" analyze --rules "$tmp/bad.json" "$healthy"/node-a.log
 contains "$err" "ncclog: $tmp/bad.json:3:19: pattern: missing closing parenthesis" "rule error position"
 one_line "broken rule"

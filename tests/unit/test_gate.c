@@ -1,4 +1,4 @@
-/* The Aho-Corasick gate finds every occurrence, overlapping ones included. */
+/* The literal gate finds every occurrence, overlapping ones included. */
 #include "../../rules/gate.h"
 #include "check.h"
 
@@ -10,14 +10,28 @@ static void count(void *ctx, int v)
 int main(void)
 {
 	checks cc = { 0 }, *c = &cc;
-	slice pats[] = { SLICE_LIT("he"), SLICE_LIT("she"), SLICE_LIT("his"), SLICE_LIT("hers"), SLICE_LIT("NCCL WARN") };
-	int vals[] = { 0, 1, 2, 3, 4 };
-	gate *g = gate_build(pats, vals, 5);
-	int hits[5] = { 0 };
-	size_t n = gate_scan(g, SLICE_LIT("ushers and his NCCL WARN she"), count, hits);
-	CHECK(c, n == 7, "7 occurrences, got %zu", n);
-	CHECK(c, hits[0] == 2 && hits[1] == 2 && hits[2] == 1 && hits[3] == 1 && hits[4] == 1,
-	      "%d %d %d %d %d", hits[0], hits[1], hits[2], hits[3], hits[4]);
+	slice pats[] = { SLICE_LIT("hers"), SLICE_LIT("shers"), SLICE_LIT("his "), SLICE_LIT("NCCL WARN"),
+			 SLICE_LIT("WARN"), SLICE_LIT("ab") };
+	int vals[] = { 0, 1, 2, 3, 4, 5 };
+	gate *g = gate_build(pats, vals, 6);
+	int hits[6] = { 0 };
+	size_t n = gate_scan(g, SLICE_LIT("ushers and his NCCL WARN she hershers"), count, hits);
+	CHECK(c, n == 8, "8 occurrences, got %zu", n);
+	CHECK(c, hits[0] == 3 && hits[1] == 2 && hits[2] == 1 && hits[3] == 1 && hits[4] == 1 && hits[5] == 0,
+	      "%d %d %d %d %d %d", hits[0], hits[1], hits[2], hits[3], hits[4], hits[5]);
+	memset(hits, 0, sizeof hits);
+	CHECK(c, gate_scan(g, SLICE_LIT("WARN"), count, hits) == 1 && hits[4] == 1, "a whole line");
+	CHECK(c, gate_scan(g, SLICE_LIT("WAR"), count, hits) == 0, "shorter than any literal");
+	/* every literal at every offset of a noisy line */
+	char line[256];
+	for (size_t k = 0; k < 5; k++)
+		for (size_t off = 0; off + pats[k].n <= 64; off += 7) {
+			memset(line, '.', sizeof line);
+			memcpy(line + off, pats[k].p, pats[k].n);
+			memset(hits, 0, sizeof hits);
+			gate_scan(g, (slice){ line, 64 }, count, hits);
+			CHECK(c, hits[k] >= 1, "literal %zu at offset %zu", k, off);
+		}
 	memset(hits, 0, sizeof hits);
 	CHECK(c, gate_scan(g, SLICE_LIT("xyz abc 123"), count, hits) == 0, "no hit");
 	char bin[256];

@@ -71,21 +71,21 @@ static void test_broken(checks *c)
 	static const struct {
 		const char *text, *want;
 	} cases[] = {
-		{ "{\"rules\": [\n  {\"id\": \"x\", \"gate\": \"abc\",\n   \"pattern\": \"a(b\", \"finding\": \"cuda-oom\"}]}",
+		{ "{\"rules\": [\n  {\"id\": \"x\", \"gate\": \"abcd\",\n   \"pattern\": \"a(b\", \"finding\": \"cuda-oom\"}]}",
 		  "3:19: pattern: missing closing parenthesis" },
-		{ "{\"rules\": [\n  {\"id\": \"x\" \"gate\": \"abc\"}]}", "2:14: invalid JSON" },
-		{ "{\"rules\": [\n  {\"id\": \"x\", \"gate\": \"ab\", \"pattern\": \"ab\", \"finding\": \"cuda-oom\"}]}",
-		  "2:23: a gate literal needs at least 3 characters" },
-		{ "{\"rules\": [\n  {\"id\": \"x\", \"gate\": \"abc\", \"pattern\": \"abc\", \"finding\": \"no-such-id\"}]}",
-		  "2:59: unknown finding id (a new id needs a \"title\")" },
-		{ "{\"rules\": [\n  {\"id\": \"x\", \"gate\": \"abc\", \"pattern\": \"abc\", \"tag\": \"nope\"}]}",
-		  "2:55: unknown tag" },
-		{ "{\"rules\": [\n  {\"id\": \"x\", \"gate\": \"abc\", \"pattern\": \"abc(?<a>d)\", \"finding\": \"cuda-oom\", \"message\": \"{b}\"}]}",
-		  "2:89: template names {b}, which the pattern does not capture" },
-		{ "{\"rules\": [\n  {\"id\": \"x\", \"gate\": \"abc\", \"pattern\": \"abc.*(?<a>d)\", \"finding\": \"cuda-oom\"}]}",
-		  "2:41: pattern: a greedy .* before a capture; anchor the capture on a literal" },
+		{ "{\"rules\": [\n  {\"id\": \"x\" \"gate\": \"abcd\"}]}", "2:14: invalid JSON" },
+		{ "{\"rules\": [\n  {\"id\": \"x\", \"gate\": \"abc\", \"pattern\": \"abc\", \"finding\": \"cuda-oom\"}]}",
+		  "2:23: a gate literal needs at least 4 characters" },
+		{ "{\"rules\": [\n  {\"id\": \"x\", \"gate\": \"abcd\", \"pattern\": \"abcd\", \"finding\": \"no-such-id\"}]}",
+		  "2:61: unknown finding id (a new id needs a \"title\")" },
+		{ "{\"rules\": [\n  {\"id\": \"x\", \"gate\": \"abcd\", \"pattern\": \"abcd\", \"tag\": \"nope\"}]}",
+		  "2:57: unknown tag" },
+		{ "{\"rules\": [\n  {\"id\": \"x\", \"gate\": \"abcd\", \"pattern\": \"abcd(?<a>d)\", \"finding\": \"cuda-oom\", \"message\": \"{b}\"}]}",
+		  "2:91: template names {b}, which the pattern does not capture" },
+		{ "{\"rules\": [\n  {\"id\": \"x\", \"gate\": \"abcd\", \"pattern\": \"abcd.*(?<a>d)\", \"finding\": \"cuda-oom\"}]}",
+		  "2:42: pattern: a greedy .* before a capture; anchor the capture on a literal" },
 		{ "{\"rules\": {}}", "1:1: expected an object with a \"rules\" array" },
-		{ "{\"rules\": [\n  {\"gate\": \"abc\", \"pattern\": \"abc\", \"finding\": \"cuda-oom\"}]}",
+		{ "{\"rules\": [\n  {\"gate\": \"abcd\", \"pattern\": \"abcd\", \"finding\": \"cuda-oom\"}]}",
 		  "2:3: a rule needs an \"id\" of lowercase letters, digits and '-'" },
 	};
 	catalog cat = { 0 };
@@ -120,7 +120,7 @@ static void test_match_limit(checks *c)
 	ruleset rs;
 	ruleset_init(&rs, &cat, model_tag_names);
 	strbuf err = { 0 };
-	int rc = load_text("{\"rules\": [{\"id\": \"evil\", \"gate\": \"aaa\", \"pattern\": \"(a+)+$\", \"tag\": \"progress\"}]}",
+	int rc = load_text("{\"rules\": [{\"id\": \"evil\", \"gate\": \"aaaa\", \"pattern\": \"(a+)+$\", \"tag\": \"progress\"}]}",
 			   &err, &rs);
 	CHECK(c, rc == 0, "evil rule loads: %s", err.p ? err.p : "");
 	ruleset_finish(&rs);
