@@ -29,7 +29,6 @@ void model_init(model *m, const catalog *cat)
 	*m = (model){ 0 };
 	m->cat = cat;
 	intern_init(&m->str);
-	intern_init(&m->streamkeys);
 	m->cur_proc = -1;
 }
 
@@ -65,7 +64,6 @@ void model_free(model *m)
 		evref_free(&m->env[i].ev);
 	free(m->env);
 	free(m->streams);
-	intern_free(&m->streamkeys);
 	evref_free(&m->ev_killed);
 	findings_free(&m->fs);
 	intern_free(&m->str);
@@ -132,25 +130,41 @@ static int proc_find(model *m, int host, long pid)
 	return -1;
 }
 
-static int stream_key(model *m, int file, int tag, bool add)
+static size_t stream_slot(const model *m, int file, int tag)
 {
-	char k[32];
-	int n = snprintf(k, sizeof k, "%d:%d", file, tag);
-	slice key = { k, (size_t)n };
-	return add ? intern_get(&m->streamkeys, key) : intern_find(&m->streamkeys, key);
+	uint64_t h = ((uint64_t)(uint32_t)file << 32 | (uint32_t)tag) * 0x9e3779b97f4a7c15ULL;
+	size_t i = (size_t)(h >> 32) & (m->streamcap - 1);
+	while (m->streams[i].proc >= 0 && !(m->streams[i].file == file && m->streams[i].tag == tag))
+		i = (i + 1) & (m->streamcap - 1);
+	return i;
 }
 
 static stream *stream_find(model *m, int file, int tag)
 {
-	int id = stream_key(m, file, tag, false);
-	return id >= 0 ? &m->streams[id] : NULL;
+	if (!m->streamcap)
+		return NULL;
+	stream *s = &m->streams[stream_slot(m, file, tag)];
+	return s->proc >= 0 ? s : NULL;
 }
 
 static void stream_set(model *m, int file, int tag, int pi)
 {
-	int id = stream_key(m, file, tag, true);
-	grow(&m->streams, &m->streamcap, (size_t)id, sizeof *m->streams);
-	m->streams[id] = (stream){ file, tag, pi };
+	if (m->nstreams * 2 >= m->streamcap) {
+		stream *old = m->streams;
+		size_t oldcap = m->streamcap;
+		m->streamcap = oldcap ? oldcap * 2 : 64;
+		m->streams = xmalloc(m->streamcap * sizeof *m->streams);
+		for (size_t i = 0; i < m->streamcap; i++)
+			m->streams[i].proc = -1;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].proc >= 0)
+				m->streams[stream_slot(m, old[i].file, old[i].tag)] = old[i];
+		free(old);
+	}
+	stream *s = &m->streams[stream_slot(m, file, tag)];
+	if (s->proc < 0)
+		m->nstreams++;
+	*s = (stream){ file, tag, pi };
 }
 
 /* The process a record belongs to. */

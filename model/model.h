@@ -166,9 +166,9 @@ typedef struct model {
 	size_t nwd, wdcap;
 	envset *env;
 	size_t nenv, envcap;
-	stream *streams;       /* indexed by the id of "file:tag" in streamkeys */
-	size_t streamcap;
-	intern streamkeys;
+	stream *streams;       /* open addressing on (file, tag); proc -1 = empty */
+	size_t streamcap;      /* a power of two */
+	size_t nstreams;
 	evref ev_killed;       /* the launcher killed the job (time limit, SIGTERM) */
 	findings fs;
 	/* the record being fed */

@@ -225,7 +225,9 @@ static size_t strip_one(slice s, launch *ln)
 	}
 	/* Ray and vLLM workers: "(RayWorkerWrapper pid=306, ip=10.0.0.5) ", "(pid=93499) ",
 	 * also cut at the left: "WorkerWrapper pid=7086) " */
-	long pid = slice_find((slice){ s.p, s.n < 96 ? s.n : 96 }, "pid=", 4);
+	/* cheap byte tests first: this runs on every line of a log */
+	const char *paren = memchr(s.p, ')', s.n < 160 ? s.n : 160);
+	long pid = paren ? slice_find((slice){ s.p, (size_t)(paren - s.p) < 96 ? (size_t)(paren - s.p) : 96 }, "pid=", 4) : -1;
 	if (pid >= 0) {
 		size_t c = find_close(s, (size_t)pid, ')', 160);
 		if (c && c + 1 < s.n && s.p[c + 1] == ' ') {
@@ -249,7 +251,7 @@ static size_t strip_one(slice s, launch *ln)
 		}
 	}
 	/* mpirun --timestamp-output: "Mon May 24 07:12:46 2021[1,0]<stderr>:" */
-	long std = slice_find((slice){ s.p, s.n < 48 ? s.n : 48 }, "]<std", 5);
+	long std = memchr(s.p, '<', s.n < 48 ? s.n : 48) ? slice_find((slice){ s.p, s.n < 48 ? s.n : 48 }, "]<std", 5) : -1;
 	if (std > 0) {
 		size_t o = (size_t)std;
 		while (o > 0 && s.p[o] != '[')
