@@ -21,6 +21,8 @@ static const char usage[] =
 	"  -f, --format FMT     text (default), json or markdown\n"
 	"      --color WHEN     auto (default), always or never; NO_COLOR is honoured\n"
 	"      --rules PATH     extra rule file or directory (repeatable)\n"
+	"      --redact         hide host names, addresses, pids, pointers and user names\n"
+	"                       behind consistent pseudonyms (see ncclog redact --help)\n"
 	"  -h, --help           this help\n"
 	"\n"
 	"exit status: 0 no error finding, 1 at least one error finding,\n"
@@ -33,6 +35,7 @@ int cmd_analyze(int argc, char **argv)
 		{ "color", required_argument, NULL, 'c' },
 		{ "colour", required_argument, NULL, 'c' },
 		{ "rules", required_argument, NULL, 'r' },
+		{ "redact", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -40,6 +43,7 @@ int cmd_analyze(int argc, char **argv)
 	enum color_mode cm = COLOR_AUTO;
 	char **extra = xcalloc((size_t)argc, sizeof *extra);
 	size_t nextra = 0;
+	bool redact = false;
 	int c, status = 0;
 	optind = 1;
 	opterr = 0;
@@ -68,6 +72,9 @@ int cmd_analyze(int argc, char **argv)
 		case 'r':
 			extra[nextra++] = optarg;
 			break;
+		case 'R':
+			redact = true;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			free(extra);
@@ -94,10 +101,18 @@ int cmd_analyze(int argc, char **argv)
 	model m;
 	model_init(&m, &s.cat);
 	int nfiles = argc - optind;
+	redactor rd = { 0 };
+	if (redact) {
+		/* a first pass learns every host name, so none shows before its own lines */
+		redact_init(&rd, getenv("NCCLOG_REDACT_KEY"));
+		for (int i = 0; i < nfiles; i++)
+			if (strcmp(argv[optind + i], "-") != 0)
+				input_learn(argv[optind + i], &rd, &err);
+	}
 	for (int i = 0; i < (nfiles ? nfiles : 1); i++) {
 		const char *path = nfiles ? argv[optind + i] : "-";
 		sb_clear(&err);
-		if (input_read(path, &m, &s.rs, &err) != 0) {
+		if (input_read_redacted(path, &m, &s.rs, redact ? &rd : NULL, &err) != 0) {
 			cli_error("%s", err.p);
 			status = 2;
 		}
@@ -115,6 +130,8 @@ int cmd_analyze(int argc, char **argv)
 			if (m.fs.v[i].severity == SEV_ERROR)
 				status = 1;
 	model_free(&m);
+	if (redact)
+		redact_free(&rd);
 	setup_free(&s);
 	sb_free(&err);
 	free(extra);

@@ -9,6 +9,7 @@ int cmd_analyze(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
+int cmd_redact(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 
 /* Shared option handling. */

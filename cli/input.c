@@ -4,14 +4,29 @@
 
 #include "../parser/source.h"
 
-int input_read(const char *path, model *m, ruleset *rs, strbuf *err)
+static void to_pipeline(void *ctx, const char *p, size_t n)
+{
+	pipeline_feed(ctx, p, n);
+}
+
+int input_read_redacted(const char *path, model *m, ruleset *rs, redactor *rd, strbuf *err)
 {
 	source *src = source_open(path, err);
 	if (!src)
 		return -1;
-	int file = model_add_input(m, strcmp(path, "-") == 0 ? "<stdin>" : path);
+	bool std = strcmp(path, "-") == 0;
+	strbuf name = { 0 };
+	if (rd && !std)
+		redact_name(rd, path, &name);
+	else
+		sb_adds(&name, std ? "<stdin>" : path);
+	int file = model_add_input(m, name.p);
+	sb_free(&name);
 	pipeline p;
 	pipeline_begin(&p, m, rs, file);
+	redact_stream red;
+	if (rd)
+		redact_stream_begin(&red, rd, false, to_pipeline, &p);
 	int rc = 0;
 	for (;;) {
 		const char *buf;
@@ -20,9 +35,41 @@ int input_read(const char *path, model *m, ruleset *rs, strbuf *err)
 			rc = -1;
 		if (n <= 0)
 			break;
-		pipeline_feed(&p, buf, (size_t)n);
+		if (rd)
+			redact_stream_feed(&red, buf, (size_t)n);
+		else
+			pipeline_feed(&p, buf, (size_t)n);
 	}
+	if (rd)
+		redact_stream_end(&red);
 	pipeline_end(&p);
+	source_close(src);
+	return rc;
+}
+
+int input_read(const char *path, model *m, ruleset *rs, strbuf *err)
+{
+	return input_read_redacted(path, m, rs, NULL, err);
+}
+
+int input_learn(const char *path, redactor *rd, strbuf *err)
+{
+	source *src = source_open(path, err);
+	if (!src)
+		return -1;
+	redact_stream st;
+	redact_stream_begin(&st, rd, true, NULL, NULL);
+	int rc = 0;
+	for (;;) {
+		const char *buf;
+		ssize_t n = source_next(src, &buf, err);
+		if (n < 0)
+			rc = -1;
+		if (n <= 0)
+			break;
+		redact_stream_feed(&st, buf, (size_t)n);
+	}
+	redact_stream_end(&st);
 	source_close(src);
 	return rc;
 }

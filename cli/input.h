@@ -4,10 +4,17 @@
 #define NCCLOG_INPUT_H
 
 #include "../model/pipeline.h"
+#include "../redact/redact.h"
 
 /* Feeds path ("-" for standard input) to the pipeline as input `file`.
  * On error, -1 is returned and *err says "path: reason"; what was read
  * before the error stays analyzed. On success, 0 is returned. */
 int input_read(const char *path, model *m, ruleset *rs, strbuf *err);
+/* As input_read, with every line redacted by rd (NULL: none) before the
+ * pipeline sees it, and the input named by its redacted path. */
+int input_read_redacted(const char *path, model *m, ruleset *rs, redactor *rd, strbuf *err);
+/* Reads path once to teach rd its host names and pids: the first pass of
+ * a redaction. Same errors as input_read. */
+int input_learn(const char *path, redactor *rd, strbuf *err);
 
 #endif

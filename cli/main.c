@@ -21,6 +21,7 @@ static const char usage[] =
 	"  explain ID          the long text of one finding id (--list: all ids)\n"
 	"  view FILE...        the per-rank timeline: who stopped where (terminal UI)\n"
 	"  rules list|test     the loaded rules; test them against their sample lines\n"
+	"  redact [FILE...]    a copy of the logs with hosts, addresses, pids, users hidden\n"
 	"  doctor              check this node before a job, the way NCCL will see it\n"
 	"\n"
 	"  ncclog COMMAND --help   options of a command\n"
@@ -88,6 +89,8 @@ int main(int argc, char **argv)
 		return cmd_view(argc - 1, argv + 1);
 	if (strcmp(cmd, "rules") == 0)
 		return cmd_rules(argc - 1, argv + 1);
+	if (strcmp(cmd, "redact") == 0)
+		return cmd_redact(argc - 1, argv + 1);
 	if (strcmp(cmd, "doctor") == 0)
 		return cmd_doctor(argc - 1, argv + 1);
 	cli_error("unknown command '%s' (try: ncclog --help)", cmd);

@@ -1,0 +1,218 @@
+/* ncclog redact: a copy of the logs that can be shared, with the same
+ * diagnosis as the original. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../parser/source.h"
+#include "../util/escape.h"
+#include "commands.h"
+#include "input.h"
+
+static const char usage[] =
+	"usage: ncclog redact [OPTIONS] [FILE...]\n"
+	"Writes a copy of the logs (plain, .gz or .zst; no FILE or \"-\": standard input) with\n"
+	"host names, IPv4/IPv6 addresses, pids, pointers and commIds, and user names in\n"
+	"/home/NAME and /Users/NAME paths replaced by pseudonyms that are consistent within\n"
+	"the run. Addresses keep their subnets, and loopback, link-local and docker-bridge\n"
+	"addresses stay in their ranges; interface names, ports, ranks, versions and times\n"
+	"are kept, so `ncclog analyze` of the copy gives the same findings.\n"
+	"\n"
+	"  -o, --output-dir DIR  one redacted file per input in DIR (created if needed), its\n"
+	"                        name redacted too; default: all inputs to standard output\n"
+	"      --color WHEN      auto, always or never: accepted for symmetry, the copy is\n"
+	"                        never coloured (control bytes are escaped on a terminal)\n"
+	"  -h, --help            this help\n"
+	"\n"
+	"NCCLOG_REDACT_KEY=SECRET gives the same pseudonyms in every run with that key.\n"
+	"Standard input is read once: a host name shows until its first NCCL line.\n"
+	"\n"
+	"exit status: 0 success, 2 bad usage or an unreadable input or output\n";
+
+typedef struct sink {
+	FILE *f;
+	bool tty;
+	strbuf esc;
+	bool failed;
+} sink;
+
+static void to_sink(void *ctx, const char *p, size_t n)
+{
+	sink *k = ctx;
+	if (k->tty) {
+		sb_clear(&k->esc);
+		escape_text(&k->esc, (slice){ p, n - 1 });
+		sb_addc(&k->esc, '\n');
+		p = k->esc.p;
+		n = k->esc.n;
+	}
+	if (fwrite(p, 1, n, k->f) != n)
+		k->failed = true;
+}
+
+/* The output name of an input: its base name, without .gz/.zst when it
+ * was compressed, redacted. */
+static void out_name(redactor *rd, const char *path, enum source_kind kind, strbuf *out)
+{
+	if (strcmp(path, "-") == 0) {
+		sb_adds(out, "stdin.log");
+		return;
+	}
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	char *b = xstrdup(base);
+	size_t n = strlen(b);
+	if (kind == SOURCE_GZIP && n > 3 && strcmp(b + n - 3, ".gz") == 0)
+		b[n - 3] = '\0';
+	if (kind == SOURCE_ZSTD && n > 4 && strcmp(b + n - 4, ".zst") == 0)
+		b[n - 4] = '\0';
+	redact_name(rd, b, out);
+	free(b);
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Redacts one input to out (or to DIR/name). Returns 0, or 2 after
+ * reporting an error. */
+static int redact_one(redactor *rd, const char *path, const char *dir, char ***names, size_t *nnames, size_t *cap)
+{
+	strbuf err = { 0 };
+	source *src = source_open(path, &err);
+	if (!src) {
+		cli_error("%s", err.p);
+		sb_free(&err);
+		return 2;
+	}
+	sink k = { stdout, false, { 0 }, false };
+	strbuf outp = { 0 };
+	int rc = 0;
+	if (dir) {
+		strbuf name = { 0 };
+		out_name(rd, path, source_kind_of(src), &name);
+		sb_printf(&outp, "%s/%s", dir, name.p);
+		sb_free(&name);
+		for (size_t i = 0; i < *nnames; i++)
+			if (strcmp((*names)[i], outp.p) == 0) {
+				cli_error("%s: two inputs would be written to this file; redact them into separate directories",
+					  outp.p);
+				rc = 2;
+			}
+		if (!rc && strcmp(path, "-") != 0 && same_file(path, outp.p)) {
+			cli_error("%s: is the input itself; choose another output directory", outp.p);
+			rc = 2;
+		}
+		if (!rc && !(k.f = fopen(outp.p, "w"))) {
+			cli_error("%s: %s", outp.p, strerror(errno));
+			rc = 2;
+		}
+		if (rc) {
+			sb_free(&outp);
+			source_close(src);
+			return rc;
+		}
+		grow(names, cap, *nnames, sizeof **names);
+		(*names)[(*nnames)++] = xstrdup(outp.p);
+	} else {
+		k.tty = isatty(STDOUT_FILENO);
+	}
+	redact_stream st;
+	redact_stream_begin(&st, rd, false, to_sink, &k);
+	for (;;) {
+		const char *buf;
+		ssize_t n = source_next(src, &buf, &err);
+		if (n < 0) {
+			cli_error("%s", err.p);
+			rc = 2;
+		}
+		if (n <= 0)
+			break;
+		redact_stream_feed(&st, buf, (size_t)n);
+	}
+	redact_stream_end(&st);
+	source_close(src);
+	if (dir && fclose(k.f) != 0)
+		k.failed = true;
+	if (k.failed) {
+		cli_error("%s: cannot write the redacted copy", dir ? outp.p : "standard output");
+		rc = 2;
+	}
+	sb_free(&k.esc);
+	sb_free(&outp);
+	sb_free(&err);
+	return rc;
+}
+
+int cmd_redact(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output-dir", required_argument, NULL, 'o' },
+		{ "color", required_argument, NULL, 'c' },
+		{ "colour", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = NULL;
+	enum color_mode cm;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			dir = optarg;
+			break;
+		case 'c':
+			if (!color_parse(optarg, &cm)) {
+				cli_error("redact: --color takes auto, always or never");
+				return 2;
+			}
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			if (optopt)
+				cli_error("redact: option -%c needs a value or is unknown (see ncclog redact --help)", optopt);
+			else
+				cli_error("redact: unknown option '%s' (see ncclog redact --help)", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (dir && mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		cli_error("%s: %s", dir, strerror(errno));
+		return 2;
+	}
+	redactor rd;
+	redact_init(&rd, getenv("NCCLOG_REDACT_KEY"));
+	int nfiles = argc - optind, status = 0;
+	/* the first pass: every host name and pid is known before the first line is written */
+	strbuf err = { 0 };
+	for (int i = 0; i < nfiles; i++)
+		if (strcmp(argv[optind + i], "-") != 0)
+			input_learn(argv[optind + i], &rd, &err);
+	sb_free(&err);
+	char **names = NULL;
+	size_t nnames = 0, cap = 0;
+	for (int i = 0; i < (nfiles ? nfiles : 1); i++) {
+		int rc = redact_one(&rd, nfiles ? argv[optind + i] : "-", dir, &names, &nnames, &cap);
+		if (rc)
+			status = rc;
+	}
+	if (!dir && fflush(stdout) != 0) {
+		cli_error("standard output: cannot write the redacted copy");
+		status = 2;
+	}
+	for (size_t i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+	redact_free(&rd);
+	return status;
+}

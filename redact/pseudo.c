@@ -1,0 +1,360 @@
+#include "pseudo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- SipHash-2-4 (Aumasson, Bernstein): a PRF keyed with 128 bits ---- */
+
+#define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+#define SIPROUND                                                                                   \
+	do {                                                                                       \
+		v0 += v1, v1 = ROTL(v1, 13), v1 ^= v0, v0 = ROTL(v0, 32);                          \
+		v2 += v3, v3 = ROTL(v3, 16), v3 ^= v2;                                             \
+		v0 += v3, v3 = ROTL(v3, 21), v3 ^= v0;                                             \
+		v2 += v1, v1 = ROTL(v1, 17), v1 ^= v2, v2 = ROTL(v2, 32);                          \
+	} while (0)
+
+static uint64_t load64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static uint64_t siphash(const uint64_t k[2], const void *data, size_t n)
+{
+	const unsigned char *in = data;
+	uint64_t v0 = 0x736f6d6570736575ULL ^ k[0], v1 = 0x646f72616e646f6dULL ^ k[1];
+	uint64_t v2 = 0x6c7967656e657261ULL ^ k[0], v3 = 0x7465646279746573ULL ^ k[1];
+	size_t full = n - n % 8;
+	for (size_t i = 0; i < full; i += 8) {
+		uint64_t m = load64(in + i);
+		v3 ^= m;
+		SIPROUND;
+		SIPROUND;
+		v0 ^= m;
+	}
+	uint64_t b = (uint64_t)n << 56;
+	for (size_t i = 0; i < n % 8; i++)
+		b |= (uint64_t)in[full + i] << (8 * i);
+	v3 ^= b;
+	SIPROUND;
+	SIPROUND;
+	v0 ^= b;
+	v2 ^= 0xff;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+/* ---- a string -> string table, open addressing ---- */
+
+typedef struct entry {
+	char *k; /* kind byte + original bytes */
+	size_t kn;
+	char *v;
+} entry;
+
+typedef struct table {
+	entry *v;
+	size_t n, cap;
+} table;
+
+static size_t probe_start(const table *t, const uint64_t *key, const char *k, size_t kn)
+{
+	return (size_t)siphash(key, k, kn) & (t->cap - 1);
+}
+
+static entry *table_find(const table *t, const uint64_t *key, const char *k, size_t kn)
+{
+	if (!t->cap)
+		return NULL;
+	for (size_t i = probe_start(t, key, k, kn);; i = (i + 1) & (t->cap - 1)) {
+		entry *e = &t->v[i];
+		if (!e->k)
+			return NULL;
+		if (e->kn == kn && memcmp(e->k, k, kn) == 0)
+			return e;
+	}
+}
+
+static void table_put(table *t, const uint64_t *key, const char *k, size_t kn, char *v);
+
+static void table_grow(table *t, const uint64_t *key)
+{
+	table old = *t;
+	t->cap = old.cap ? old.cap * 2 : 64;
+	t->v = xcalloc(t->cap, sizeof *t->v);
+	t->n = 0;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.v[i].k) {
+			table_put(t, key, old.v[i].k, old.v[i].kn, old.v[i].v);
+			free(old.v[i].k);
+		}
+	free(old.v);
+}
+
+/* Stores a copy of k with value v (taken over). */
+static void table_put(table *t, const uint64_t *key, const char *k, size_t kn, char *v)
+{
+	if ((t->n + 1) * 2 > t->cap)
+		table_grow(t, key);
+	size_t i = probe_start(t, key, k, kn);
+	while (t->v[i].k)
+		i = (i + 1) & (t->cap - 1);
+	t->v[i] = (entry){ xstrndup(k, kn), kn, v };
+	t->n++;
+}
+
+static void table_free(table *t)
+{
+	for (size_t i = 0; i < t->cap; i++) {
+		free(t->v[i].k);
+		free(t->v[i].v);
+	}
+	free(t->v);
+}
+
+/* ---- pseudonyms ---- */
+
+struct pseudo {
+	uint64_t key[2];
+	table map;  /* kind + original -> pseudonym */
+	table used; /* kind + pseudonym -> "" */
+	size_t nnames, minlen, maxlen;
+};
+
+pseudo *pseudo_new(const char *key)
+{
+	pseudo *p = xcalloc(1, sizeof *p);
+	if (key && *key) {
+		static const uint64_t k0[2] = { 0x6e63636c6f672d72ULL, 0x65646163742d6b65ULL };
+		uint64_t k1[2] = { 1, 2 };
+		p->key[0] = siphash(k0, key, strlen(key));
+		p->key[1] = siphash(k1, key, strlen(key));
+	} else if (getrandom(p->key, sizeof p->key, 0) != (ssize_t)sizeof p->key) {
+		/* no entropy source: still unpredictable enough across runs */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		p->key[0] = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
+		p->key[1] = (uint64_t)ts.tv_sec ^ (uint64_t)(uintptr_t)p;
+	}
+	return p;
+}
+
+void pseudo_free(pseudo *p)
+{
+	if (!p)
+		return;
+	table_free(&p->map);
+	table_free(&p->used);
+	free(p);
+}
+
+static uint64_t prf(const pseudo *p, char kind, const char *s, size_t n, unsigned counter)
+{
+	char buf[300];
+	size_t len = n < sizeof buf - 8 ? n : sizeof buf - 8;
+	buf[0] = kind;
+	memcpy(buf + 1, &counter, sizeof counter);
+	memcpy(buf + 1 + sizeof counter, s, len);
+	return siphash(p->key, buf, 1 + sizeof counter + len);
+}
+
+/* Looks up kind+original; NULL when unseen. */
+static const char *lookup(const pseudo *p, char kind, const char *s, size_t n, strbuf *k)
+{
+	sb_clear(k);
+	sb_addc(k, kind);
+	sb_add(k, s, n);
+	const entry *e = table_find(&p->map, p->key, k->p, k->n);
+	return e ? e->v : NULL;
+}
+
+/* Remembers kind+original -> pseudonym when the pseudonym is still free. */
+static const char *claim(pseudo *p, char kind, const strbuf *k, const char *cand)
+{
+	strbuf u = { 0 };
+	sb_addc(&u, kind);
+	sb_adds(&u, cand);
+	bool taken = table_find(&p->used, p->key, u.p, u.n) != NULL;
+	if (!taken) {
+		table_put(&p->used, p->key, u.p, u.n, xstrdup(""));
+		table_put(&p->map, p->key, k->p, k->n, xstrdup(cand));
+	}
+	sb_free(&u);
+	return taken ? NULL : table_find(&p->map, p->key, k->p, k->n)->v;
+}
+
+const char *pseudo_name(pseudo *p, enum pseudo_kind kind, slice name)
+{
+	strbuf k = { 0 };
+	const char *v = lookup(p, (char)kind, name.p, name.n, &k);
+	bool fresh = !v;
+	static const char digits[] = "abcdefghijkmnpqrstuvwxyz23456789";
+	for (unsigned c = 0; !v; c++) {
+		uint64_t h = prf(p, (char)kind, name.p, name.n, c);
+		char cand[16];
+		memcpy(cand, kind == PSEUDO_HOST ? "host-" : "user-", 5);
+		for (int i = 0; i < 5; i++, h >>= 5)
+			cand[5 + i] = digits[h & 31];
+		cand[10] = '\0';
+		v = claim(p, (char)kind, &k, cand);
+	}
+	if (fresh && kind == PSEUDO_HOST) {
+		if (!p->nnames || name.n < p->minlen)
+			p->minlen = name.n;
+		if (name.n > p->maxlen)
+			p->maxlen = name.n;
+		p->nnames++;
+	}
+	sb_free(&k);
+	return v;
+}
+
+const char *pseudo_find(const pseudo *p, enum pseudo_kind kind, slice name)
+{
+	strbuf k = { 0 };
+	const char *v = lookup(p, (char)kind, name.p, name.n, &k);
+	sb_free(&k);
+	return v;
+}
+
+size_t pseudo_hosts(const pseudo *p, size_t *minlen, size_t *maxlen)
+{
+	*minlen = p->minlen;
+	*maxlen = p->maxlen;
+	return p->nnames;
+}
+
+long pseudo_pid(pseudo *p, long pid)
+{
+	char s[32];
+	int n = snprintf(s, sizeof s, "%ld", pid);
+	strbuf k = { 0 };
+	const char *v = lookup(p, 'p', s, (size_t)n, &k);
+	for (unsigned c = 0; !v; c++) {
+		char cand[32];
+		/* pids of Linux: 2..4194304; 5 to 7 digits look like real ones */
+		snprintf(cand, sizeof cand, "%llu", 10000ULL + prf(p, 'p', s, (size_t)n, c) % 4000000ULL);
+		v = claim(p, 'p', &k, cand);
+	}
+	long out = strtol(v, NULL, 10);
+	sb_free(&k);
+	return out;
+}
+
+bool pseudo_pid_find(const pseudo *p, long pid, long *out)
+{
+	char s[32];
+	int n = snprintf(s, sizeof s, "%ld", pid);
+	strbuf k = { 0 };
+	const char *v = lookup(p, 'p', s, (size_t)n, &k);
+	sb_free(&k);
+	if (v)
+		*out = strtol(v, NULL, 10);
+	return v != NULL;
+}
+
+void pseudo_hex(pseudo *p, slice digits, strbuf *out)
+{
+	char low[64];
+	size_t n = digits.n < sizeof low ? digits.n : sizeof low - 1;
+	bool upper = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = digits.p[i];
+		upper = upper || (c >= 'A' && c <= 'F');
+		low[i] = (char)(c >= 'A' && c <= 'F' ? c + 32 : c);
+	}
+	strbuf k = { 0 };
+	const char *v = lookup(p, 'x', low, n, &k);
+	for (unsigned c = 0; !v; c++) {
+		char cand[64];
+		uint64_t h = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (i % 16 == 0)
+				h = prf(p, 'x', low, n, c * 8 + (unsigned)(i / 16));
+			cand[i] = "0123456789abcdef"[h & 15];
+			h >>= 4;
+		}
+		cand[n] = '\0';
+		v = claim(p, 'x', &k, cand);
+	}
+	for (size_t i = 0; v[i]; i++)
+		sb_addc(out, (char)(upper && v[i] >= 'a' ? v[i] - 32 : v[i]));
+	sb_free(&k);
+}
+
+static int get_bit(const unsigned char *b, int i)
+{
+	return (b[i / 8] >> (7 - i % 8)) & 1;
+}
+
+static void set_bit(unsigned char *b, int i, int v)
+{
+	unsigned char m = (unsigned char)(1u << (7 - i % 8));
+	b[i / 8] = (unsigned char)(v ? b[i / 8] | m : b[i / 8] & ~m);
+}
+
+/* Bits [keep, end) of b: bit i is flipped by a keyed function of bits
+ * [0, i) (Crypto-PAn's construction), so the longest common prefix of any
+ * two addresses is kept, and the first mapped bit always flips, so no
+ * mapped address is left as it was. */
+static void map_bits(const pseudo *p, unsigned char *b, int len, int keep, int end)
+{
+	unsigned char in[16], pre[18];
+	memcpy(in, b, (size_t)len);
+	for (int i = keep; i < end; i++) {
+		int flip = 1;
+		if (i > keep) {
+			memset(pre, 0, sizeof pre);
+			pre[0] = (unsigned char)len;
+			pre[1] = (unsigned char)i;
+			for (int j = 0; j < i; j++)
+				set_bit(pre + 2, j, get_bit(in, j));
+			flip = (int)(siphash(p->key, pre, sizeof pre) & 1);
+		}
+		set_bit(b, i, get_bit(in, i) ^ flip);
+	}
+}
+
+static void map_v4(const pseudo *p, unsigned char *b)
+{
+	if (b[0] == 0 || b[0] == 127 || b[0] >= 224)
+		return;
+	/* 169.254/16 link-local, 172.16/12 (docker's 172.17/16), 192.168/16, 100.64/10 */
+	int keep = (b[0] == 169 || b[0] == 172 || b[0] == 192 || b[0] == 100) ? 16 : 8;
+	/* the last octet is the host on the usual /24: it stays, the network moves */
+	map_bits(p, b, 4, keep, 24);
+}
+
+void pseudo_ip(pseudo *p, ipaddr *a)
+{
+	if (a->family == 4) {
+		map_v4(p, a->b);
+		return;
+	}
+	if (a->family != 6)
+		return;
+	unsigned char *b = a->b;
+	static const unsigned char mapped[12] = { [10] = 0xff, [11] = 0xff };
+	bool zero_head = true;
+	for (int i = 0; i < 15; i++)
+		zero_head = zero_head && b[i] == 0;
+	if (zero_head || b[0] == 0xff) /* ::, ::1, multicast */
+		return;
+	if (memcmp(b, mapped, 12) == 0) {
+		map_v4(p, b + 12);
+		return;
+	}
+	/* fe80::/10 link-local: the /64 is always fe80::, the interface id is the host */
+	int keep = (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) ? 64 : 16;
+	map_bits(p, b, 16, keep, 128);
+}
