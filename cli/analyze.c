@@ -7,6 +7,7 @@
 #include "../report/report.h"
 #include "commands.h"
 #include "input.h"
+#include "parallel.h"
 #include "setup.h"
 
 #ifndef NCCLOG_VERSION
@@ -21,12 +22,19 @@ static const char usage[] =
 	"  -f, --format FMT     text (default), json or markdown\n"
 	"      --color WHEN     auto (default), always or never; NO_COLOR is honoured\n"
 	"      --rules PATH     extra rule file or directory (repeatable)\n"
+	"  -j, --jobs N         read files on N threads (default: the processors online)\n"
 	"      --redact         hide host names, addresses, pids, pointers and user names\n"
 	"                       behind consistent pseudonyms (see ncclog redact --help)\n"
 	"  -h, --help           this help\n"
 	"\n"
 	"exit status: 0 no error finding, 1 at least one error finding,\n"
 	"             2 bad usage, unreadable input or invalid rule file\n";
+
+static void report_input_error(void *ctx, const char *message)
+{
+	(void)ctx;
+	cli_error("%s", message);
+}
 
 int cmd_analyze(int argc, char **argv)
 {
@@ -36,6 +44,7 @@ int cmd_analyze(int argc, char **argv)
 		{ "colour", required_argument, NULL, 'c' },
 		{ "rules", required_argument, NULL, 'r' },
 		{ "redact", no_argument, NULL, 'R' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -44,10 +53,10 @@ int cmd_analyze(int argc, char **argv)
 	char **extra = xcalloc((size_t)argc, sizeof *extra);
 	size_t nextra = 0;
 	bool redact = false;
-	int c, status = 0;
+	int c, status = 0, jobs = parallel_cpus();
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+f:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+f:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "text") == 0)
@@ -72,6 +81,17 @@ int cmd_analyze(int argc, char **argv)
 		case 'r':
 			extra[nextra++] = optarg;
 			break;
+		case 'j': {
+			char *end;
+			long j = strtol(optarg, &end, 10);
+			if (*end || j < 1 || j > 256) {
+				cli_error("analyze: --jobs takes a number from 1 to 256");
+				free(extra);
+				return 2;
+			}
+			jobs = (int)j;
+			break;
+		}
 		case 'R':
 			redact = true;
 			break;
@@ -109,14 +129,10 @@ int cmd_analyze(int argc, char **argv)
 			if (strcmp(argv[optind + i], "-") != 0)
 				input_learn(argv[optind + i], &rd, &err);
 	}
-	for (int i = 0; i < (nfiles ? nfiles : 1); i++) {
-		const char *path = nfiles ? argv[optind + i] : "-";
-		sb_clear(&err);
-		if (input_read_redacted(path, &m, &s.rs, redact ? &rd : NULL, &err) != 0) {
-			cli_error("%s", err.p);
-			status = 2;
-		}
-	}
+	char *stdin_only[] = { "-" };
+	if (parallel_read(nfiles ? argv + optind : stdin_only, nfiles ? (size_t)nfiles : 1, jobs, &m, &s.rs,
+			  redact ? &rd : NULL, report_input_error, NULL))
+		status = 2;
 	if (s.rs.notes.n)
 		fprintf(stderr, "ncclog: %s", s.rs.notes.p);
 	model_check(&m);

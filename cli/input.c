@@ -9,19 +9,20 @@ static void to_pipeline(void *ctx, const char *p, size_t n)
 	pipeline_feed(ctx, p, n);
 }
 
-int input_read_redacted(const char *path, model *m, ruleset *rs, redactor *rd, strbuf *err)
+void input_name(const char *path, redactor *rd, strbuf *name)
+{
+	bool std = strcmp(path, "-") == 0;
+	if (rd && !std)
+		redact_name(rd, path, name);
+	else
+		sb_adds(name, std ? "<stdin>" : path);
+}
+
+int input_read_into(const char *path, int file, model *m, ruleset *rs, redactor *rd, strbuf *err)
 {
 	source *src = source_open(path, err);
 	if (!src)
 		return -1;
-	bool std = strcmp(path, "-") == 0;
-	strbuf name = { 0 };
-	if (rd && !std)
-		redact_name(rd, path, &name);
-	else
-		sb_adds(&name, std ? "<stdin>" : path);
-	int file = model_add_input(m, name.p);
-	sb_free(&name);
 	pipeline p;
 	pipeline_begin(&p, m, rs, file);
 	redact_stream red;
@@ -45,6 +46,15 @@ int input_read_redacted(const char *path, model *m, ruleset *rs, redactor *rd, s
 	pipeline_end(&p);
 	source_close(src);
 	return rc;
+}
+
+int input_read_redacted(const char *path, model *m, ruleset *rs, redactor *rd, strbuf *err)
+{
+	strbuf name = { 0 };
+	input_name(path, rd, &name);
+	int file = model_add_input(m, name.p);
+	sb_free(&name);
+	return input_read_into(path, file, m, rs, rd, err);
 }
 
 int input_read(const char *path, model *m, ruleset *rs, strbuf *err)

@@ -13,6 +13,10 @@ int input_read(const char *path, model *m, ruleset *rs, strbuf *err);
 /* As input_read, with every line redacted by rd (NULL: none) before the
  * pipeline sees it, and the input named by its redacted path. */
 int input_read_redacted(const char *path, model *m, ruleset *rs, redactor *rd, strbuf *err);
+/* The name an input goes by in reports: "<stdin>" for "-", redacted by rd. */
+void input_name(const char *path, redactor *rd, strbuf *name);
+/* As input_read_redacted, into input `file` that the caller registered. */
+int input_read_into(const char *path, int file, model *m, ruleset *rs, redactor *rd, strbuf *err);
 /* Reads path once to teach rd its host names and pids: the first pass of
  * a redaction. Same errors as input_read. */
 int input_learn(const char *path, redactor *rd, strbuf *err);

@@ -525,8 +525,8 @@ static void on_result(model *m, proc *p, int pi, const match *mt)
 	snprintf(msg, sizeof msg, "NCCL call failed with %s (%d): %s", r->name, r->code, r->text);
 	finding *f = findings_get(&m->fs, r->id, NULL, ce ? ce->title : r->id,
 				  ce ? ce->severity : SEV_ERROR, msg, NULL, NULL);
-	/* Cite the WARN that explains the chain first. */
-	if (p->ev_warn.text && f->nev == 0)
+	/* Cite the WARN that explains the chain, once per process. */
+	if (p->ev_warn.text && !intset_has(&f->procs, pi))
 		findings_add_evidence(f, p->ev_warn.file, p->ev_warn.line, pi, slice_from(p->ev_warn.text));
 	findings_note(f, pi, m->cur ? m->cur->time : 0, m->cur_file, m->cur_line, m->cur_text);
 }

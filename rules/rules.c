@@ -48,10 +48,11 @@ static void rule_free(rule *r)
 
 void ruleset_free(ruleset *rs)
 {
-	for (size_t i = 0; i < rs->n; i++)
+	for (size_t i = 0; i < rs->n && !rs->clone; i++)
 		rule_free(&rs->v[i]);
 	free(rs->v);
-	gate_free(rs->g);
+	if (!rs->clone)
+		gate_free(rs->g);
 	pcre2_match_context_free(rs->mctx);
 	pcre2_match_data_free(rs->md);
 	free(rs->cand);
@@ -393,6 +394,18 @@ void ruleset_finish(ruleset *rs)
 	rs->cand = xcalloc(rs->n ? rs->n : 1, sizeof *rs->cand);
 	rs->stamp = xcalloc(rs->n ? rs->n : 1, sizeof *rs->stamp);
 	rs->gen = 0;
+}
+
+void ruleset_clone(ruleset *dst, const ruleset *src)
+{
+	ruleset_init(dst, src->cat, src->tags);
+	dst->clone = true;
+	dst->n = dst->cap = src->n;
+	dst->v = xmalloc((src->n ? src->n : 1) * sizeof *dst->v);
+	memcpy(dst->v, src->v, src->n * sizeof *dst->v);
+	dst->g = src->g;
+	dst->cand = xcalloc(src->n ? src->n : 1, sizeof *dst->cand);
+	dst->stamp = xcalloc(src->n ? src->n : 1, sizeof *dst->stamp);
 }
 
 static void on_gate_hit(void *ctx, int ri)

@@ -60,6 +60,7 @@ typedef struct ruleset {
 	unsigned *stamp;
 	unsigned gen;
 	strbuf notes;       /* run-time notes (a rule disabled), for the caller */
+	bool clone;         /* shares the compiled rules and gate of another set */
 } ruleset;
 
 void ruleset_init(ruleset *rs, const catalog *cat, const char *const *tags);
@@ -69,6 +70,9 @@ void ruleset_free(ruleset *rs);
 int ruleset_load(ruleset *rs, const char *path, strbuf *err);
 /* Builds the gate; call after the last load. */
 void ruleset_finish(ruleset *rs);
+/* A set for another thread: it shares src's compiled rules and gate (which
+ * must outlive it) and has its own scratch, match data and disabled flags. */
+void ruleset_clone(ruleset *dst, const ruleset *src);
 /* Scans a line with the gate; returns the number of candidate rules and
  * sets rs->record_hint. */
 size_t ruleset_gate(ruleset *rs, slice line);

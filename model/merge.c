@@ -1,0 +1,250 @@
+/* Merging job models: files are parsed on several threads, each into a
+ * model of its own, and the models are merged in file order. Merging in
+ * that order gives the same model as reading the files one after another:
+ * first-seen evidence stays first, findings keep their arrival order. */
+#include "model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct remap {
+	int *str;   /* src interned id -> dst id */
+	int *proc;  /* src proc -> dst proc */
+	int *comm;  /* src comm -> dst comm */
+} remap;
+
+static int rs(const remap *r, int id)
+{
+	return id >= 0 ? r->str[id] : id;
+}
+
+static void evref_merge(evref *dst, const evref *src)
+{
+	if (dst->text || !src->text)
+		return;
+	*dst = *src;
+	dst->text = xstrdup(src->text);
+}
+
+static iface iface_map(const remap *r, iface f)
+{
+	return (iface){ rs(r, f.name), rs(r, f.addr) };
+}
+
+static int proc_key_find(const model *m, int host, long pid)
+{
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i].pid == pid && m->procs[i].host == host)
+			return (int)i;
+	return -1;
+}
+
+static void proc_merge(proc *d, const proc *s, const remap *r)
+{
+	if (d->lrank < 0)
+		d->lrank = s->lrank;
+	if (d->dev < 0)
+		d->dev = s->dev;
+	if (s->nranks > d->nranks) {
+		d->rank = s->rank;
+		d->nranks = s->nranks;
+		d->comm = s->comm >= 0 ? r->comm[s->comm] : -1;
+		d->busid = rs(r, s->busid);
+	}
+	if (s->phase > d->phase)
+		d->phase = s->phase;
+	d->init_started |= s->init_started;
+	d->init_done |= s->init_done;
+	d->aborted |= s->aborted;
+	d->destroyed |= s->destroyed;
+	d->warned |= s->warned;
+	d->old_format |= s->old_format;
+	d->ib_missing |= s->ib_missing;
+	d->fmt |= s->fmt;
+	d->transports |= s->transports;
+	if (d->version < 0)
+		d->version = rs(r, s->version);
+	if (d->version_short < 0)
+		d->version_short = rs(r, s->version_short);
+	if (!d->driver)
+		d->driver = s->driver;
+	if (!d->cuda_build)
+		d->cuda_build = s->cuda_build;
+	if (d->boot.name < 0)
+		d->boot = iface_map(r, s->boot);
+	if (d->oob.name < 0)
+		d->oob = iface_map(r, s->oob);
+	for (int i = 0; i < s->nsocket; i++) {
+		iface f = iface_map(r, s->socket[i]);
+		bool have = false;
+		for (int k = 0; k < d->nsocket; k++)
+			have |= d->socket[k].name == f.name;
+		if (!have && d->nsocket < (int)(sizeof d->socket / sizeof d->socket[0]))
+			d->socket[d->nsocket++] = f;
+	}
+	if (d->net < 0)
+		d->net = rs(r, s->net);
+	for (int i = 0; i < s->nlinks; i++) {
+		int k = 0;
+		while (k < d->nlinks && d->links[k].peer != s->links[i].peer)
+			k++;
+		if (k < d->nlinks)
+			d->links[k].via |= s->links[i].via;
+		else if (d->nlinks < (int)(sizeof d->links / sizeof d->links[0]))
+			d->links[d->nlinks++] = s->links[i];
+	}
+	if (s->nnodes > d->nnodes)
+		d->nnodes = s->nnodes;
+	const evref *se[] = { &s->ev_boot, &s->ev_socket, &s->ev_init, &s->ev_version, &s->ev_net,
+			      &s->ev_warn, &s->ev_last_phase, &s->ev_netchan, &s->ev_ib };
+	evref *de[] = { &d->ev_boot, &d->ev_socket, &d->ev_init, &d->ev_version, &d->ev_net,
+			&d->ev_warn, &d->ev_last_phase, &d->ev_netchan, &d->ev_ib };
+	if (!d->ev_warn.text && s->ev_warn.text)
+		d->warn_time = s->warn_time;
+	for (size_t i = 0; i < sizeof se / sizeof se[0]; i++)
+		evref_merge(de[i], se[i]);
+	/* the later file holds the later lines */
+	d->last_line = s->last_line;
+	d->last_file = s->last_file;
+	if (s->nrecent) {
+		memcpy(d->recent, s->recent, sizeof d->recent);
+		d->nrecent = s->nrecent;
+	}
+	if (s->first_time && (!d->first_time || s->first_time < d->first_time))
+		d->first_time = s->first_time;
+	if (s->last_time > d->last_time)
+		d->last_time = s->last_time;
+	d->nlines += s->nlines;
+	d->nenv += s->nenv;
+}
+
+static comm *comm_find_key(model *m, int key)
+{
+	for (size_t i = 0; i < m->ncomms; i++)
+		if (m->comms[i].key == key)
+			return &m->comms[i];
+	return NULL;
+}
+
+void model_merge(model *dst, const model *src)
+{
+	remap r = { 0 };
+	r.str = xmalloc((src->str.n ? src->str.n : 1) * sizeof(int));
+	for (size_t i = 0; i < src->str.n; i++)
+		r.str[i] = intern_get(&dst->str, slice_from(src->str.strs[i]));
+	/* inputs: the same list on both sides; counts belong to whoever read them */
+	for (size_t i = 0; i < src->nin; i++) {
+		int k = (int)i < (int)dst->nin ? (int)i : model_add_input(dst, src->in[i].name);
+		dst->in[k].lines += src->in[i].lines;
+		dst->in[k].bytes += src->in[i].bytes;
+	}
+	r.comm = xmalloc((src->ncomms ? src->ncomms : 1) * sizeof(int));
+	for (size_t i = 0; i < src->ncomms; i++) {
+		const comm *sc = &src->comms[i];
+		comm *dc = comm_find_key(dst, rs(&r, sc->key));
+		if (!dc) {
+			grow(&dst->comms, &dst->commcap, dst->ncomms, sizeof *dst->comms);
+			dc = &dst->comms[dst->ncomms++];
+			*dc = (comm){ 0 };
+			dc->key = rs(&r, sc->key);
+			dc->nranks = sc->nranks;
+			dc->rank_cap = sc->rank_cap;
+			dc->rank_proc = xmalloc((size_t)(dc->rank_cap ? dc->rank_cap : 1) * sizeof(int));
+			for (int k = 0; k < dc->rank_cap; k++)
+				dc->rank_proc[k] = -1;
+		}
+		r.comm[i] = (int)(dc - dst->comms);
+	}
+	r.proc = xmalloc((src->nprocs ? src->nprocs : 1) * sizeof(int));
+	for (size_t i = 0; i < src->nprocs; i++) {
+		const proc *sp = &src->procs[i];
+		int host = rs(&r, sp->host);
+		int d = sp->pid >= 0 ? proc_key_find(dst, host, sp->pid) : -1;
+		if (d < 0) {
+			grow(&dst->procs, &dst->proccap, dst->nprocs, sizeof *dst->procs);
+			proc *np = &dst->procs[dst->nprocs];
+			*np = *sp;
+			/* strings and evidence are rebuilt below */
+			evref *evs[] = { &np->ev_boot, &np->ev_socket, &np->ev_init, &np->ev_version, &np->ev_net,
+					 &np->ev_warn, &np->ev_last_phase, &np->ev_netchan, &np->ev_ib };
+			for (size_t k = 0; k < sizeof evs / sizeof evs[0]; k++)
+				*evs[k] = (evref){ 0 };
+			np->host = host;
+			np->version = np->version_short = np->net = np->busid = -1;
+			np->boot.name = np->oob.name = -1;
+			np->nsocket = np->nlinks = 0;
+			np->nranks = 0;
+			np->rank = np->comm = -1;
+			np->nlines = 0;
+			np->nenv = 0;
+			np->first_time = np->last_time = 0;
+			np->phase = PH_NONE;
+			d = (int)dst->nprocs++;
+		}
+		r.proc[i] = d;
+		proc_merge(&dst->procs[d], sp, &r);
+	}
+	for (size_t i = 0; i < src->ncomms; i++) {
+		const comm *sc = &src->comms[i];
+		comm *dc = &dst->comms[r.comm[i]];
+		intset_addall(&dc->seen, &sc->seen);
+		intset_addall(&dc->done, &sc->done);
+		for (int k = 0; k < sc->rank_cap && k < dc->rank_cap; k++)
+			if (sc->rank_proc[k] >= 0 && dc->rank_proc[k] < 0)
+				dc->rank_proc[k] = r.proc[sc->rank_proc[k]];
+	}
+	for (size_t i = 0; i < src->nwd; i++) {
+		const wdog *s = &src->wd[i];
+		grow(&dst->wd, &dst->wdcap, dst->nwd, sizeof *dst->wd);
+		wdog *w = &dst->wd[dst->nwd++];
+		*w = *s;
+		w->proc = r.proc[s->proc];
+		w->op = rs(&r, s->op);
+		w->ev = (evref){ 0 };
+		evref_merge(&w->ev, &s->ev);
+	}
+	for (size_t i = 0; i < src->nenv; i++) {
+		const envset *s = &src->env[i];
+		int var = rs(&r, s->var), pi = r.proc[s->proc];
+		bool have = false;
+		for (size_t k = 0; k < dst->nenv; k++)
+			have |= dst->env[k].proc == pi && dst->env[k].var == var;
+		if (have)
+			continue;
+		grow(&dst->env, &dst->envcap, dst->nenv, sizeof *dst->env);
+		envset *e = &dst->env[dst->nenv++];
+		*e = (envset){ var, rs(&r, s->val), pi, { 0 } };
+		evref_merge(&e->ev, &s->ev);
+	}
+	evref_merge(&dst->ev_killed, &src->ev_killed);
+	/* findings in their arrival order */
+	size_t *order = xmalloc((src->fs.n ? src->fs.n : 1) * sizeof *order);
+	for (size_t i = 0; i < src->fs.n; i++)
+		order[i] = i;
+	for (size_t i = 1; i < src->fs.n; i++)
+		for (size_t k = i; k > 0 && src->fs.v[order[k - 1]].seq > src->fs.v[order[k]].seq; k--) {
+			size_t t = order[k];
+			order[k] = order[k - 1];
+			order[k - 1] = t;
+		}
+	for (size_t oi = 0; oi < src->fs.n; oi++) {
+		const finding *s = &src->fs.v[order[oi]];
+		if (s->job)
+			continue;
+		finding *f = findings_get(&dst->fs, s->id, s->key, s->title, s->severity, s->message, s->hint, NULL);
+		f->scoped |= s->scoped;
+		for (size_t k = 0; k < s->procs.n; k++)
+			intset_add(&f->procs, r.proc[s->procs.v[k]]);
+		intset_addall(&f->ranks, &s->ranks);
+		for (size_t k = 0; k < s->nev; k++)
+			findings_add_evidence(f, s->ev[k].file, s->ev[k].line, s->ev[k].proc >= 0 ? r.proc[s->ev[k].proc] : -1,
+					      slice_from(s->ev[k].text));
+		f->count += s->count;
+		if (s->time > 0 && (f->time == 0 || s->time < f->time))
+			f->time = s->time;
+	}
+	free(order);
+	free(r.str);
+	free(r.proc);
+	free(r.comm);
+}

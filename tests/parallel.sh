@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Reading on several threads gives the same report as one thread, on every
+# sample; and thousands of rank files work with few file descriptors.
+# usage: parallel.sh NCCLOG SOURCE_ROOT
+set -u
+bin=$1
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+for d in "$root"/samples/*/; do
+	"$bin" analyze -j 1 --format json "$d"* >"$tmp/a" 2>&1
+	"$bin" analyze -j 3 --format json "$d"* >"$tmp/b" 2>&1
+	if cmp -s "$tmp/a" "$tmp/b"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL: -j 3 differs from -j 1 on $d"
+		diff "$tmp/a" "$tmp/b" | head -10
+	fi
+done
+
+# 8192 rank files under `ulimit -n 1024`: files are opened one at a time
+python3 "$root/bench/gen.py" "$tmp/job" --ranks 8192 --hosts 1024 --size 0 --channels 1 --fault stuck-rank
+(
+	ulimit -n 1024
+	"$bin" analyze -j 2 --format json "$tmp"/job/*.log >"$tmp/out" 2>"$tmp/err"
+	echo $? >"$tmp/rc"
+)
+python3 - "$tmp/out" <<'PY' && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL: 8192 files: $(head -c 300 "$tmp/err")"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+j = d["job"]
+assert len(d["inputs"]) == 8192, len(d["inputs"])
+assert j["nranks"] == 8192 and j["ranks_seen"] == 8192 and len(j["hosts"]) == 1024, j
+ids = {f["id"]: f for f in d["findings"]}
+assert ids["init-incomplete"]["ranks"] == [8192 // 3], ids["init-incomplete"]["ranks"]
+PY
+if [ "$(cat "$tmp/rc")" = 1 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: 8192 files: exit $(cat "$tmp/rc")"; fi
+
+echo "parallel: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
