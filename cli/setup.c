@@ -40,8 +40,10 @@ char *setup_rules_dir(void)
 			for (size_t i = 0; i < 2; i++) {
 				char cand[PATH_MAX + 64];
 				snprintf(cand, sizeof cand, "%s%s", exe, rel[i]);
-				if (has_catalog(cand))
-					return xstrdup(cand);
+				/* "/usr/bin/../share" reads badly in rule locations */
+				char *real = has_catalog(cand) ? realpath(cand, NULL) : NULL;
+				if (real)
+					return real;
 			}
 		}
 	}

@@ -1,0 +1,63 @@
+# bash completion for ncclog(1)
+# Installed into share/bash-completion/completions/ncclog; or: source this file.
+
+_ncclog()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+	local cmd=${COMP_WORDS[1]} opts
+	COMPREPLY=()
+	if ((COMP_CWORD == 1)); then
+		COMPREPLY=($(compgen -W "analyze view live explain rules redact doctor --help --version" -- "$cur"))
+		return
+	fi
+	case $prev in
+	-f | --format)
+		COMPREPLY=($(compgen -W "text json markdown" -- "$cur"))
+		return
+		;;
+	--color | --colour)
+		COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
+		return
+		;;
+	--rules)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return
+		;;
+	-o | --output-dir)
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return
+		;;
+	-j | --jobs | --peer | --timeout | --gpus | --nccl-version)
+		return
+		;;
+	esac
+	case $cmd in
+	analyze) opts="--format --color --rules --redact --jobs --help" ;;
+	view) opts="--color --rules --help" ;;
+	live) opts="--follow --format --color --rules --help" ;;
+	explain)
+		if ((COMP_CWORD == 2)) && [[ $cur != -* ]]; then
+			# the finding ids, from the ncclog being completed
+			COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" explain --list 2>/dev/null | cut -d' ' -f1)" -- "$cur"))
+			return
+		fi
+		opts="--list --help"
+		;;
+	rules)
+		if ((COMP_CWORD == 2)); then
+			COMPREPLY=($(compgen -W "list test --help" -- "$cur"))
+			return
+		fi
+		opts="--rules --quiet --color --help"
+		;;
+	redact) opts="--output-dir --color --help" ;;
+	doctor) opts="--peer --peers --connect --timeout --gpus --nccl-version --compare --format --color --help" ;;
+	*) return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -f -- "$cur"))
+	fi
+}
+complete -o filenames -F _ncclog ncclog
