@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "input.h"
 #include "parallel.h"
+#include "../model/summary.h"
 #include "setup.h"
 
 #ifndef NCCLOG_VERSION
@@ -23,6 +24,7 @@ static const char usage[] =
 	"      --color WHEN     auto (default), always or never; NO_COLOR is honoured\n"
 	"      --rules PATH     extra rule file or directory (repeatable)\n"
 	"  -j, --jobs N         read files on N threads (default: the processors online)\n"
+	"      --summary        write the job model as JSON for `ncclog merge`, not a report\n"
 	"      --redact         hide host names, addresses, pids, pointers and user names\n"
 	"                       behind consistent pseudonyms (see ncclog redact --help)\n"
 	"  -h, --help           this help\n"
@@ -45,6 +47,7 @@ int cmd_analyze(int argc, char **argv)
 		{ "rules", required_argument, NULL, 'r' },
 		{ "redact", no_argument, NULL, 'R' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "summary", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -54,6 +57,7 @@ int cmd_analyze(int argc, char **argv)
 	size_t nextra = 0;
 	bool redact = false;
 	int c, status = 0, jobs = parallel_cpus();
+	bool summary = false;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+f:j:h", opts, NULL)) != -1) {
@@ -80,6 +84,9 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case 'r':
 			extra[nextra++] = optarg;
+			break;
+		case 'S':
+			summary = true;
 			break;
 		case 'j': {
 			char *end;
@@ -135,16 +142,20 @@ int cmd_analyze(int argc, char **argv)
 		status = 2;
 	if (s.rs.notes.n)
 		fprintf(stderr, "ncclog: %s", s.rs.notes.p);
-	model_check(&m);
-	findings_sort(&m.fs);
-	if (report_write(stdout, &m, &ro) != 0 || fflush(stdout) != 0) {
-		cli_error("cannot write the report");
-		status = 2;
+	if (summary) {
+		if (summary_print(stdout, &m) != 0) {
+			cli_error("cannot write the summary");
+			status = 2;
+		}
+		model_free(&m);
+		if (redact)
+			redact_free(&rd);
+		setup_free(&s);
+		sb_free(&err);
+		free(extra);
+		return status;
 	}
-	if (status == 0)
-		for (size_t i = 0; i < m.fs.n; i++)
-			if (m.fs.v[i].severity == SEV_ERROR)
-				status = 1;
+	status = report_finish(&m, &ro, status);
 	model_free(&m);
 	if (redact)
 		redact_free(&rd);

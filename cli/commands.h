@@ -4,12 +4,16 @@
 #define NCCLOG_COMMANDS_H
 
 #include <stdbool.h>
+#include <stdio.h>
+
+#include "../report/report.h"
 
 int cmd_analyze(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
-int cmd_view(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_redact(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 
 /* Shared option handling. */
@@ -17,6 +21,11 @@ enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 bool color_parse(const char *s, enum color_mode *out);
 /* Colour for a stream: never under NO_COLOR (unless forced), auto on a tty. */
 bool color_enabled(enum color_mode mode, int fd);
+/* Checks the job, writes the report and gives the exit status: 0, 1 for
+ * an error finding, or `status` when it is already 2. */
+int report_finish(model *m, const report_opts *ro, int status);
+/* Writes m as a mergeable summary. Returns 0, or -1 when writing failed. */
+int summary_print(FILE *out, const model *m);
 /* Prints "ncclog: msg" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -18,10 +18,11 @@ static const char usage[] =
 	"\n"
 	"commands:\n"
 	"  analyze [FILE...]   diagnose the logs (standard input when no FILE or \"-\")\n"
+	"  merge SUMMARY...    merge per-node summaries of `analyze --summary`\n"
 	"  explain ID          the long text of one finding id (--list: all ids)\n"
-	"  view FILE...        the per-rank timeline: who stopped where (terminal UI)\n"
 	"  rules list|test     the loaded rules; test them against their sample lines\n"
 	"  redact [FILE...]    a copy of the logs with hosts, addresses, pids, users hidden\n"
+	"  view FILE...        the per-rank timeline: who stopped where (terminal UI)\n"
 	"  doctor              check this node before a job, the way NCCL will see it\n"
 	"\n"
 	"  ncclog COMMAND --help   options of a command\n"
@@ -83,14 +84,16 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "analyze") == 0)
 		return cmd_analyze(argc - 1, argv + 1);
+	if (strcmp(cmd, "merge") == 0)
+		return cmd_merge(argc - 1, argv + 1);
 	if (strcmp(cmd, "explain") == 0)
 		return cmd_explain(argc - 1, argv + 1);
-	if (strcmp(cmd, "view") == 0)
-		return cmd_view(argc - 1, argv + 1);
 	if (strcmp(cmd, "rules") == 0)
 		return cmd_rules(argc - 1, argv + 1);
 	if (strcmp(cmd, "redact") == 0)
 		return cmd_redact(argc - 1, argv + 1);
+	if (strcmp(cmd, "view") == 0)
+		return cmd_view(argc - 1, argv + 1);
 	if (strcmp(cmd, "doctor") == 0)
 		return cmd_doctor(argc - 1, argv + 1);
 	cli_error("unknown command '%s' (try: ncclog --help)", cmd);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 typedef struct remap {
+	int *file;  /* src input -> dst input */
 	int *str;   /* src interned id -> dst id */
 	int *proc;  /* src proc -> dst proc */
 	int *comm;  /* src comm -> dst comm */
@@ -18,11 +19,17 @@ static int rs(const remap *r, int id)
 	return id >= 0 ? r->str[id] : id;
 }
 
-static void evref_merge(evref *dst, const evref *src)
+static int rf(const remap *r, int file)
+{
+	return file >= 0 ? r->file[file] : file;
+}
+
+static void evref_merge(evref *dst, const evref *src, const remap *r)
 {
 	if (dst->text || !src->text)
 		return;
 	*dst = *src;
+	dst->file = rf(r, src->file);
 	dst->text = xstrdup(src->text);
 }
 
@@ -102,12 +109,13 @@ static void proc_merge(proc *d, const proc *s, const remap *r)
 	if (!d->ev_warn.text && s->ev_warn.text)
 		d->warn_time = s->warn_time;
 	for (size_t i = 0; i < sizeof se / sizeof se[0]; i++)
-		evref_merge(de[i], se[i]);
+		evref_merge(de[i], se[i], r);
 	/* the later file holds the later lines */
 	d->last_line = s->last_line;
-	d->last_file = s->last_file;
+	d->last_file = rf(r, s->last_file);
 	if (s->nrecent) {
-		memcpy(d->recent, s->recent, sizeof d->recent);
+		for (size_t i = 0; i < PROC_RECENT; i++)
+			d->recent[i] = (lineref){ rf(r, s->recent[i].file), s->recent[i].line, s->recent[i].off };
 		d->nrecent = s->nrecent;
 	}
 	if (s->first_time && (!d->first_time || s->first_time < d->first_time))
@@ -132,11 +140,17 @@ void model_merge(model *dst, const model *src)
 	r.str = xmalloc((src->str.n ? src->str.n : 1) * sizeof(int));
 	for (size_t i = 0; i < src->str.n; i++)
 		r.str[i] = intern_get(&dst->str, slice_from(src->str.strs[i]));
-	/* inputs: the same list on both sides; counts belong to whoever read them */
+	/* inputs: a list both sides share keeps its indices (threads of one
+	 * run); other inputs are appended (summaries of other nodes) */
+	r.file = xmalloc((src->nin ? src->nin : 1) * sizeof(int));
 	for (size_t i = 0; i < src->nin; i++) {
-		int k = (int)i < (int)dst->nin ? (int)i : model_add_input(dst, src->in[i].name);
+		bool same = i < dst->nin && strcmp(dst->in[i].name, src->in[i].name) == 0;
+		int k = same ? (int)i : model_add_input(dst, src->in[i].name);
+		r.file[i] = k;
 		dst->in[k].lines += src->in[i].lines;
 		dst->in[k].bytes += src->in[i].bytes;
+		if (!same)
+			dst->in[k].frank = src->in[i].frank;
 	}
 	r.comm = xmalloc((src->ncomms ? src->ncomms : 1) * sizeof(int));
 	for (size_t i = 0; i < src->ncomms; i++) {
@@ -159,6 +173,7 @@ void model_merge(model *dst, const model *src)
 	for (size_t i = 0; i < src->nprocs; i++) {
 		const proc *sp = &src->procs[i];
 		int host = rs(&r, sp->host);
+		/* proc_merge reads the remapped file of a new process */
 		int d = sp->pid >= 0 ? proc_key_find(dst, host, sp->pid) : -1;
 		if (d < 0) {
 			grow(&dst->procs, &dst->proccap, dst->nprocs, sizeof *dst->procs);
@@ -170,6 +185,7 @@ void model_merge(model *dst, const model *src)
 			for (size_t k = 0; k < sizeof evs / sizeof evs[0]; k++)
 				*evs[k] = (evref){ 0 };
 			np->host = host;
+			np->file = rf(&r, sp->file);
 			np->version = np->version_short = np->net = np->busid = -1;
 			np->boot.name = np->oob.name = -1;
 			np->nsocket = np->nlinks = 0;
@@ -201,7 +217,7 @@ void model_merge(model *dst, const model *src)
 		w->proc = r.proc[s->proc];
 		w->op = rs(&r, s->op);
 		w->ev = (evref){ 0 };
-		evref_merge(&w->ev, &s->ev);
+		evref_merge(&w->ev, &s->ev, &r);
 	}
 	for (size_t i = 0; i < src->nenv; i++) {
 		const envset *s = &src->env[i];
@@ -214,9 +230,9 @@ void model_merge(model *dst, const model *src)
 		grow(&dst->env, &dst->envcap, dst->nenv, sizeof *dst->env);
 		envset *e = &dst->env[dst->nenv++];
 		*e = (envset){ var, rs(&r, s->val), pi, { 0 } };
-		evref_merge(&e->ev, &s->ev);
+		evref_merge(&e->ev, &s->ev, &r);
 	}
-	evref_merge(&dst->ev_killed, &src->ev_killed);
+	evref_merge(&dst->ev_killed, &src->ev_killed, &r);
 	/* findings in their arrival order */
 	size_t *order = xmalloc((src->fs.n ? src->fs.n : 1) * sizeof *order);
 	for (size_t i = 0; i < src->fs.n; i++)
@@ -237,13 +253,14 @@ void model_merge(model *dst, const model *src)
 			intset_add(&f->procs, r.proc[s->procs.v[k]]);
 		intset_addall(&f->ranks, &s->ranks);
 		for (size_t k = 0; k < s->nev; k++)
-			findings_add_evidence(f, s->ev[k].file, s->ev[k].line, s->ev[k].proc >= 0 ? r.proc[s->ev[k].proc] : -1,
+			findings_add_evidence(f, rf(&r, s->ev[k].file), s->ev[k].line, s->ev[k].proc >= 0 ? r.proc[s->ev[k].proc] : -1,
 					      slice_from(s->ev[k].text));
 		f->count += s->count;
 		if (s->time > 0 && (f->time == 0 || s->time < f->time))
 			f->time = s->time;
 	}
 	free(order);
+	free(r.file);
 	free(r.str);
 	free(r.proc);
 	free(r.comm);

@@ -191,9 +191,10 @@ void model_record(model *m, int file, uint64_t lineno, uint64_t off, const recor
 void model_activity(model *m, int file, uint64_t lineno, uint64_t off, slice line);
 /* Feeds one rule match on the current record. */
 void model_match(model *m, const match *mt);
-/* Merges src (the models of later inputs) into dst, as if dst had read
- * src's inputs after its own. Both must list the same inputs in the same
- * order, src may list more. src is left as it was. */
+/* Merges src (the model of later inputs) into dst, as if dst had read
+ * src's inputs after its own. Inputs listed by both at the same index are
+ * one input (threads of one run); the others are appended. src is left as
+ * it was. */
 void model_merge(model *dst, const model *src);
 /* Runs the job-level checks; call once at end of input (or on a live tick). */
 void model_check(model *m);

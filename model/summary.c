@@ -1,0 +1,392 @@
+#include "summary.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SUMMARY_FORMAT 1
+
+static cJSON *num(double v)
+{
+	return cJSON_CreateNumber(v);
+}
+
+static cJSON *ev_json(const evref *e)
+{
+	if (!e->text)
+		return cJSON_CreateNull();
+	cJSON *o = cJSON_CreateArray();
+	cJSON_AddItemToArray(o, num(e->file));
+	cJSON_AddItemToArray(o, num((double)e->line));
+	cJSON_AddItemToArray(o, num((double)e->off));
+	cJSON_AddItemToArray(o, cJSON_CreateString(e->text));
+	return o;
+}
+
+static cJSON *ints(const int *v, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, num(v[i]));
+	return a;
+}
+
+static cJSON *pair(double a, double b)
+{
+	cJSON *o = cJSON_CreateArray();
+	cJSON_AddItemToArray(o, num(a));
+	cJSON_AddItemToArray(o, num(b));
+	return o;
+}
+
+/* The flags of a process, one bit each. */
+enum { F_STARTED = 1, F_DONE = 2, F_ABORTED = 4, F_DESTROYED = 8, F_WARNED = 16, F_OLD = 32, F_IBMISSING = 64 };
+
+static cJSON *proc_json(const proc *p)
+{
+	cJSON *o = cJSON_CreateObject();
+	int flags = (p->init_started ? F_STARTED : 0) | (p->init_done ? F_DONE : 0) | (p->aborted ? F_ABORTED : 0) |
+		    (p->destroyed ? F_DESTROYED : 0) | (p->warned ? F_WARNED : 0) | (p->old_format ? F_OLD : 0) |
+		    (p->ib_missing ? F_IBMISSING : 0);
+	double v[] = { p->host, (double)p->pid, p->file, p->lrank, p->frank, p->dev, p->rank, p->nranks, p->comm,
+		       p->busid, p->phase, flags, p->fmt, p->version, p->version_short, (double)p->driver,
+		       p->cuda_build, p->net, p->transports, p->nnodes, (double)p->last_line, p->last_file,
+		       p->nrecent, p->first_time, p->last_time, p->warn_time, (double)p->nlines, p->nenv };
+	cJSON *a = cJSON_AddArrayToObject(o, "v");
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		cJSON_AddItemToArray(a, num(v[i]));
+	cJSON_AddItemToObject(o, "boot", pair(p->boot.name, p->boot.addr));
+	cJSON_AddItemToObject(o, "oob", pair(p->oob.name, p->oob.addr));
+	cJSON *so = cJSON_AddArrayToObject(o, "socket");
+	for (int i = 0; i < p->nsocket; i++)
+		cJSON_AddItemToArray(so, pair(p->socket[i].name, p->socket[i].addr));
+	cJSON *li = cJSON_AddArrayToObject(o, "links");
+	for (int i = 0; i < p->nlinks; i++)
+		cJSON_AddItemToArray(li, pair(p->links[i].peer, p->links[i].via));
+	cJSON *re = cJSON_AddArrayToObject(o, "recent");
+	for (size_t i = 0; i < PROC_RECENT; i++) {
+		cJSON *r = pair(p->recent[i].file, (double)p->recent[i].line);
+		cJSON_AddItemToArray(r, num((double)p->recent[i].off));
+		cJSON_AddItemToArray(re, r);
+	}
+	const evref *evs[] = { &p->ev_boot, &p->ev_socket, &p->ev_init, &p->ev_version, &p->ev_net,
+			       &p->ev_warn, &p->ev_last_phase, &p->ev_netchan, &p->ev_ib };
+	cJSON *ev = cJSON_AddArrayToObject(o, "ev");
+	for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+		cJSON_AddItemToArray(ev, ev_json(evs[i]));
+	return o;
+}
+
+cJSON *summary_write(const model *m)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddNumberToObject(doc, "ncclog_summary", SUMMARY_FORMAT);
+	cJSON *strs = cJSON_AddArrayToObject(doc, "strings");
+	for (size_t i = 0; i < m->str.n; i++)
+		cJSON_AddItemToArray(strs, cJSON_CreateString(m->str.strs[i]));
+	cJSON *in = cJSON_AddArrayToObject(doc, "inputs");
+	for (size_t i = 0; i < m->nin; i++) {
+		cJSON *e = cJSON_CreateArray();
+		cJSON_AddItemToArray(e, cJSON_CreateString(m->in[i].name));
+		cJSON_AddItemToArray(e, num((double)m->in[i].lines));
+		cJSON_AddItemToArray(e, num((double)m->in[i].bytes));
+		cJSON_AddItemToArray(e, num(m->in[i].frank));
+		cJSON_AddItemToArray(in, e);
+	}
+	cJSON *procs = cJSON_AddArrayToObject(doc, "procs");
+	for (size_t i = 0; i < m->nprocs; i++)
+		cJSON_AddItemToArray(procs, proc_json(&m->procs[i]));
+	cJSON *comms = cJSON_AddArrayToObject(doc, "comms");
+	for (size_t i = 0; i < m->ncomms; i++) {
+		const comm *c = &m->comms[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "key", c->key);
+		cJSON_AddNumberToObject(o, "nranks", c->nranks);
+		cJSON_AddItemToObject(o, "seen", ints(c->seen.v, c->seen.n));
+		cJSON_AddItemToObject(o, "done", ints(c->done.v, c->done.n));
+		cJSON *rp = cJSON_AddArrayToObject(o, "rank_proc");
+		for (int r = 0; r < c->rank_cap; r++)
+			if (c->rank_proc[r] >= 0)
+				cJSON_AddItemToArray(rp, pair(r, c->rank_proc[r]));
+		cJSON_AddItemToArray(comms, o);
+	}
+	cJSON *wd = cJSON_AddArrayToObject(doc, "watchdog");
+	for (size_t i = 0; i < m->nwd; i++) {
+		const wdog *w = &m->wd[i];
+		cJSON *o = cJSON_CreateArray();
+		double v[] = { w->proc, w->pgrank, (double)w->seq, (double)w->last_enq, (double)w->last_done, w->op,
+			       (double)w->timeout_ms };
+		for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+			cJSON_AddItemToArray(o, num(v[k]));
+		cJSON_AddItemToArray(o, ev_json(&w->ev));
+		cJSON_AddItemToArray(wd, o);
+	}
+	cJSON *env = cJSON_AddArrayToObject(doc, "env");
+	for (size_t i = 0; i < m->nenv; i++) {
+		cJSON *o = pair(m->env[i].var, m->env[i].val);
+		cJSON_AddItemToArray(o, num(m->env[i].proc));
+		cJSON_AddItemToArray(o, ev_json(&m->env[i].ev));
+		cJSON_AddItemToArray(env, o);
+	}
+	cJSON_AddItemToObject(doc, "killed", ev_json(&m->ev_killed));
+	cJSON *fs = cJSON_AddArrayToObject(doc, "findings");
+	for (size_t i = 0; i < m->fs.n; i++) {
+		const finding *f = &m->fs.v[i];
+		if (f->job)
+			continue;
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "id", f->id);
+		cJSON_AddStringToObject(o, "title", f->title);
+		cJSON_AddNumberToObject(o, "severity", f->severity);
+		cJSON_AddStringToObject(o, "key", f->key);
+		cJSON_AddStringToObject(o, "message", f->message);
+		if (f->hint)
+			cJSON_AddStringToObject(o, "hint", f->hint);
+		cJSON_AddItemToObject(o, "procs", ints(f->procs.v, f->procs.n));
+		cJSON_AddItemToObject(o, "ranks", ints(f->ranks.v, f->ranks.n));
+		cJSON *ev = cJSON_AddArrayToObject(o, "ev");
+		for (size_t k = 0; k < f->nev; k++) {
+			cJSON *e = pair(f->ev[k].file, (double)f->ev[k].line);
+			cJSON_AddItemToArray(e, num(f->ev[k].proc));
+			cJSON_AddItemToArray(e, cJSON_CreateString(f->ev[k].text));
+			cJSON_AddItemToArray(ev, e);
+		}
+		cJSON_AddNumberToObject(o, "count", (double)f->count);
+		cJSON_AddNumberToObject(o, "seq", (double)f->seq);
+		cJSON_AddNumberToObject(o, "time", f->time);
+		cJSON_AddBoolToObject(o, "scoped", f->scoped);
+		cJSON_AddItemToArray(fs, o);
+	}
+	return doc;
+}
+
+/* ---- reading: every index is checked against what it points into ---- */
+
+typedef struct reader {
+	model *m;
+	strbuf *err;
+	bool bad;
+} reader;
+
+static double at(reader *r, const cJSON *a, int i)
+{
+	const cJSON *e = cJSON_GetArrayItem(a, i);
+	if (!cJSON_IsNumber(e)) {
+		r->bad = true;
+		return 0;
+	}
+	return e->valuedouble;
+}
+
+static int str_id(reader *r, double v)
+{
+	if (v < -1 || v >= (double)r->m->str.n) {
+		r->bad = true;
+		return -1;
+	}
+	return (int)v;
+}
+
+static int file_id(reader *r, double v)
+{
+	if (v < -1 || v >= (double)r->m->nin) {
+		r->bad = true;
+		return -1;
+	}
+	return (int)v;
+}
+
+static void ev_read(reader *r, const cJSON *a, evref *e)
+{
+	*e = (evref){ 0 };
+	if (cJSON_IsNull(a) || !a)
+		return;
+	const cJSON *t = cJSON_GetArrayItem(a, 3);
+	if (!cJSON_IsString(t)) {
+		r->bad = true;
+		return;
+	}
+	e->file = file_id(r, at(r, a, 0));
+	e->line = (uint64_t)at(r, a, 1);
+	e->off = (uint64_t)at(r, a, 2);
+	e->text = xstrdup(t->valuestring);
+}
+
+static iface iface_read(reader *r, const cJSON *a)
+{
+	return (iface){ str_id(r, at(r, a, 0)), str_id(r, at(r, a, 1)) };
+}
+
+static void proc_read(reader *r, const cJSON *o, proc *p)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, "v");
+	int k = 0;
+	*p = (proc){ 0 };
+	p->host = str_id(r, at(r, v, k++));
+	p->pid = (long)at(r, v, k++);
+	p->file = file_id(r, at(r, v, k++));
+	p->lrank = (int)at(r, v, k++);
+	p->frank = (int)at(r, v, k++);
+	p->dev = (int)at(r, v, k++);
+	p->rank = (int)at(r, v, k++);
+	p->nranks = (int)at(r, v, k++);
+	p->comm = (int)at(r, v, k++);
+	p->busid = str_id(r, at(r, v, k++));
+	double ph = at(r, v, k++);
+	p->phase = ph >= PH_NONE && ph <= PH_RUNNING ? (enum phase)ph : PH_NONE;
+	int flags = (int)at(r, v, k++);
+	p->init_started = flags & F_STARTED;
+	p->init_done = flags & F_DONE;
+	p->aborted = flags & F_ABORTED;
+	p->destroyed = flags & F_DESTROYED;
+	p->warned = flags & F_WARNED;
+	p->old_format = flags & F_OLD;
+	p->ib_missing = flags & F_IBMISSING;
+	p->fmt = (unsigned)at(r, v, k++);
+	p->version = str_id(r, at(r, v, k++));
+	p->version_short = str_id(r, at(r, v, k++));
+	p->driver = (long)at(r, v, k++);
+	p->cuda_build = (int)at(r, v, k++);
+	p->net = str_id(r, at(r, v, k++));
+	p->transports = (unsigned)at(r, v, k++);
+	p->nnodes = (int)at(r, v, k++);
+	p->last_line = (uint64_t)at(r, v, k++);
+	p->last_file = file_id(r, at(r, v, k++));
+	p->nrecent = (unsigned)at(r, v, k++);
+	p->first_time = at(r, v, k++);
+	p->last_time = at(r, v, k++);
+	p->warn_time = at(r, v, k++);
+	p->nlines = (uint64_t)at(r, v, k++);
+	p->nenv = (int)at(r, v, k++);
+	p->boot = iface_read(r, cJSON_GetObjectItem(o, "boot"));
+	p->oob = iface_read(r, cJSON_GetObjectItem(o, "oob"));
+	const cJSON *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(o, "socket")) if (p->nsocket < 16) p->socket[p->nsocket++] = iface_read(r, e);
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(o, "links")) if (p->nlinks < 16) p->links[p->nlinks++] =
+		(struct peerlink){ (int)at(r, e, 0), (unsigned)at(r, e, 1) };
+	int i = 0;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(o, "recent")) if (i < PROC_RECENT) p->recent[i++] =
+		(lineref){ file_id(r, at(r, e, 0)), (uint64_t)at(r, e, 1), (uint64_t)at(r, e, 2) };
+	evref *evs[] = { &p->ev_boot, &p->ev_socket, &p->ev_init, &p->ev_version, &p->ev_net,
+			 &p->ev_warn, &p->ev_last_phase, &p->ev_netchan, &p->ev_ib };
+	const cJSON *ev = cJSON_GetObjectItem(o, "ev");
+	for (size_t k2 = 0; k2 < sizeof evs / sizeof evs[0]; k2++)
+		ev_read(r, cJSON_GetArrayItem(ev, (int)k2), evs[k2]);
+}
+
+static const char *jstr(reader *r, const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	if (!cJSON_IsString(v)) {
+		r->bad = true;
+		return "";
+	}
+	return v->valuestring;
+}
+
+int summary_read(model *m, const cJSON *doc, strbuf *err)
+{
+	reader rd = { m, err, false }, *r = &rd;
+	const cJSON *fmt = cJSON_GetObjectItem(doc, "ncclog_summary");
+	if (!cJSON_IsNumber(fmt) || fmt->valueint != SUMMARY_FORMAT) {
+		sb_adds(err, "not an ncclog summary (made by `ncclog analyze --summary`)");
+		return -1;
+	}
+	const cJSON *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "strings")) {
+		if (!cJSON_IsString(e) || intern_get(&m->str, slice_from(e->valuestring)) != (int)m->str.n - 1)
+			r->bad = true;
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "inputs")) {
+		const cJSON *name = cJSON_GetArrayItem(e, 0);
+		if (!cJSON_IsString(name)) {
+			r->bad = true;
+			continue;
+		}
+		int f = model_add_input(m, name->valuestring);
+		m->in[f].lines = (uint64_t)at(r, e, 1);
+		m->in[f].bytes = (uint64_t)at(r, e, 2);
+		m->in[f].frank = (int)at(r, e, 3);
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "procs")) {
+		grow(&m->procs, &m->proccap, m->nprocs, sizeof *m->procs);
+		proc_read(r, e, &m->procs[m->nprocs++]);
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "comms")) {
+		grow(&m->comms, &m->commcap, m->ncomms, sizeof *m->comms);
+		comm *c = &m->comms[m->ncomms++];
+		*c = (comm){ 0 };
+		c->key = str_id(r, cJSON_GetNumberValue(cJSON_GetObjectItem(e, "key")));
+		double n = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "nranks"));
+		c->nranks = n > 0 && n <= (1 << 24) ? (int)n : 1;
+		c->rank_cap = c->nranks < 65536 ? c->nranks : 0;
+		c->rank_proc = xmalloc((size_t)(c->rank_cap ? c->rank_cap : 1) * sizeof(int));
+		for (int k = 0; k < c->rank_cap; k++)
+			c->rank_proc[k] = -1;
+		const cJSON *x;
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "seen")) intset_add(&c->seen, (int)x->valuedouble);
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "done")) intset_add(&c->done, (int)x->valuedouble);
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "rank_proc")) {
+			double rk = at(r, x, 0), pr = at(r, x, 1);
+			if (rk >= 0 && rk < c->rank_cap && pr >= 0 && pr < (double)m->nprocs)
+				c->rank_proc[(int)rk] = (int)pr;
+			else
+				r->bad = true;
+		}
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "watchdog")) {
+		grow(&m->wd, &m->wdcap, m->nwd, sizeof *m->wd);
+		wdog *w = &m->wd[m->nwd++];
+		*w = (wdog){ (int)at(r, e, 0), (int)at(r, e, 1), (long)at(r, e, 2), (long)at(r, e, 3),
+			     (long)at(r, e, 4), str_id(r, at(r, e, 5)), (long)at(r, e, 6), { 0 } };
+		ev_read(r, cJSON_GetArrayItem(e, 7), &w->ev);
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "env")) {
+		grow(&m->env, &m->envcap, m->nenv, sizeof *m->env);
+		envset *v = &m->env[m->nenv++];
+		*v = (envset){ str_id(r, at(r, e, 0)), str_id(r, at(r, e, 1)), (int)at(r, e, 2), { 0 } };
+		ev_read(r, cJSON_GetArrayItem(e, 3), &v->ev);
+	}
+	ev_read(r, cJSON_GetObjectItem(doc, "killed"), &m->ev_killed);
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "findings")) {
+		double sev = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "severity"));
+		const cJSON *hint = cJSON_GetObjectItem(e, "hint");
+		finding *f = findings_get(&m->fs, jstr(r, e, "id"), jstr(r, e, "key"), jstr(r, e, "title"),
+					  sev >= SEV_INFO && sev <= SEV_ERROR ? (enum severity)sev : SEV_WARNING,
+					  jstr(r, e, "message"), cJSON_IsString(hint) ? hint->valuestring : NULL, NULL);
+		const cJSON *x;
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "procs")) intset_add(&f->procs, (int)x->valuedouble);
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "ranks")) intset_add(&f->ranks, (int)x->valuedouble);
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "ev")) {
+			const cJSON *t = cJSON_GetArrayItem(x, 3);
+			if (cJSON_IsString(t))
+				findings_add_evidence(f, file_id(r, at(r, x, 0)), (uint64_t)at(r, x, 1), (int)at(r, x, 2),
+						      slice_from(t->valuestring));
+		}
+		f->count = (uint64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "count"));
+		f->time = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "time"));
+		f->scoped = cJSON_IsTrue(cJSON_GetObjectItem(e, "scoped"));
+	}
+	/* process indices last: the arrays are complete now */
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i].comm < -1 || m->procs[i].comm >= (int)m->ncomms)
+			r->bad = true;
+	for (size_t i = 0; i < m->nwd; i++)
+		if (m->wd[i].proc < 0 || m->wd[i].proc >= (int)m->nprocs)
+			r->bad = true;
+	for (size_t i = 0; i < m->nenv; i++)
+		if (m->env[i].proc < 0 || m->env[i].proc >= (int)m->nprocs)
+			r->bad = true;
+	for (size_t i = 0; i < m->fs.n; i++) {
+		for (size_t k = 0; k < m->fs.v[i].procs.n; k++)
+			if (m->fs.v[i].procs.v[k] >= (int)m->nprocs || m->fs.v[i].procs.v[k] < 0)
+				r->bad = true;
+		for (size_t k = 0; k < m->fs.v[i].nev; k++)
+			if (m->fs.v[i].ev[k].proc >= (int)m->nprocs)
+				r->bad = true;
+	}
+	if (r->bad) {
+		sb_adds(err, "the summary is damaged (an index points nowhere)");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,17 @@
+/* The job model as a mergeable JSON summary: `ncclog analyze --summary` on
+ * each node, then `ncclog merge` of the summaries gives the findings of
+ * analyzing all the logs at once. */
+#ifndef NCCLOG_SUMMARY_H
+#define NCCLOG_SUMMARY_H
+
+#include <cjson/cJSON.h>
+
+#include "model.h"
+
+/* The whole state of m (before its job-level checks), as a new JSON object. */
+cJSON *summary_write(const model *m);
+/* Loads a summary into m, which must be freshly initialized. On error, -1
+ * is returned and *err says what is wrong. On success, 0 is returned. */
+int summary_read(model *m, const cJSON *doc, strbuf *err);
+
+#endif
