@@ -1233,16 +1233,16 @@ static void check_silence(model *m)
 					 "look at the silent rank's node: a hang (py-spy dump), a crash or OOM kill "
 					 "(dmesg), or a lost node; its last lines tell where it stopped",
 					 true);
+		for (size_t i = 0; i < silent.n; i++)
+			findings_note(f, silent.v[i], m->procs[silent.v[i]].last_time, -1, 0, SLICE_NONE);
+		/* a new finding may move the array: f is not valid past this point */
 		model_describe(m, &silent, &sm);
 		sb_printf(&sm, " %s behind: its last activity is %ld min %ld s older than the others'",
 			  silent.n == 1 ? "is" : "are", gap / 60, gap % 60);
 		finding *g = job_finding(m, "straggler-rank", NULL, SEV_WARNING, sm.p,
 					 "inspect what the slow rank was doing (py-spy dump, its last log lines)", true);
-		for (size_t i = 0; i < silent.n; i++) {
-			const proc *q = &m->procs[silent.v[i]];
-			findings_note(f, silent.v[i], q->last_time, -1, 0, SLICE_NONE);
-			findings_note(g, silent.v[i], q->last_time, -1, 0, SLICE_NONE);
-		}
+		for (size_t i = 0; i < silent.n; i++)
+			findings_note(g, silent.v[i], m->procs[silent.v[i]].last_time, -1, 0, SLICE_NONE);
 		sb_free(&msg);
 		sb_free(&sm);
 	}
