@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs every test suite (unit, golden, cli) twice: in a normal build and in
-# an AddressSanitizer + UndefinedBehaviorSanitizer build.
+# an AddressSanitizer + UndefinedBehaviorSanitizer build; then each fuzz
+# target for a short fixed budget.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -12,8 +13,14 @@ for b in build build-san; do
 	meson compile -C "$b" >/dev/null
 	meson test -C "$b" --print-errorlogs || status=1
 done
-# one closing line over both builds
-python3 - build/meson-logs/testlog.json build-san/meson-logs/testlog.json <<'PY'
+# a short fixed-budget run of each libFuzzer target (clang)
+echo "== build-fuzz"
+[ -d build-fuzz ] || CC=clang meson setup build-fuzz -Dfuzz=true >/dev/null
+meson compile -C build-fuzz fuzz/fuzz_lines fuzz/fuzz_rules fuzz/fuzz_analyze >/dev/null
+meson test -C build-fuzz --no-rebuild --suite fuzz --print-errorlogs || status=1
+grep -h '^fuzz ' build-fuzz/fuzz/run-*/summary 2>/dev/null || true
+# one closing line over all builds
+python3 - build/meson-logs/testlog.json build-san/meson-logs/testlog.json build-fuzz/meson-logs/testlog.json <<'PY'
 import json, sys
 ok = bad = 0
 for path in sys.argv[1:]:
