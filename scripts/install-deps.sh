@@ -3,7 +3,7 @@
 # Packages already present are skipped; nothing is done when all are there.
 set -eu
 pkgs="meson ninja-build gcc pkg-config libpcre2-dev libcjson-dev libncurses-dev python3 tmux
-	zlib1g-dev libzstd-dev zstd gzip python3-markdown man-db groff-base zsh
+	zlib1g-dev libzstd-dev zstd gzip cmark-gfm man-db groff-base zsh
 	clang libclang-rt-14-dev valgrind time"
 missing=""
 for p in $pkgs; do
