@@ -90,7 +90,7 @@ static int parse(int argc, char **argv, dopts *o)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+f:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			o->peer[o->npeer++] = optarg;

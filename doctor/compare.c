@@ -23,6 +23,8 @@ static bool read_iface(const cJSON *o, dif *d)
 	if (!addr || !cJSON_IsNumber(prefix) || !ipaddr_parse(slice_from(addr), &d->addr))
 		return false;
 	d->prefix = prefix->valueint;
+	const char *kind = jstr(o, "kind");
+	d->routable = !kind || strcmp(kind, "routable") == 0;
 	const cJSON *run = cJSON_GetObjectItemCaseSensitive(o, "running");
 	d->running = !run || cJSON_IsTrue(run);
 	return true;
@@ -187,7 +189,7 @@ static bool common_iface(const compare *c, strbuf *name, strbuf *net)
 	const cnode *first = &c->v[0];
 	for (size_t i = 0; i < first->ifs.n; i++) {
 		const dif *d = &first->ifs.v[i];
-		if (d->addr.family != 4 || strcmp(d->name, "lo") == 0)
+		if (d->addr.family != 4 || !d->routable)
 			continue;
 		strbuf want = { 0 };
 		net_str(d, &want);
@@ -196,7 +198,7 @@ static bool common_iface(const compare *c, strbuf *name, strbuf *net)
 			bool found = false;
 			for (size_t j = 0; j < c->v[k].ifs.n && !found; j++) {
 				const dif *o = &c->v[k].ifs.v[j];
-				if (strcmp(o->name, d->name) != 0 || !o->running)
+				if (strcmp(o->name, d->name) != 0 || !o->running || !o->routable)
 					continue;
 				strbuf got = { 0 };
 				net_str(o, &got);
@@ -205,7 +207,7 @@ static bool common_iface(const compare *c, strbuf *name, strbuf *net)
 			}
 			all = found;
 		}
-		if (all && d->running && ipaddr_kind(&d->addr) != IP_LINK_LOCAL) {
+		if (all && d->running) {
 			sb_adds(name, d->name);
 			sb_adds(net, want.p);
 			sb_free(&want);

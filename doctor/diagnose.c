@@ -215,8 +215,12 @@ static finding *add(model *m, const char *id, const char *key, enum severity sev
 
 static void cite(finding *fd, const doctor_report *r, enum doctor_section s, size_t line)
 {
-	if (line)
-		findings_note(fd, r->proc, 0, r->file[s], line, slice_from(line_of(r, s, line)));
+	if (!line)
+		return;
+	slice text = slice_from(line_of(r, s, line));
+	/* the first line notes the node; every cited line is evidence */
+	findings_note(fd, r->proc, 0, r->file[s], line, text);
+	findings_add_evidence(fd, r->file[s], line, r->proc, text);
 }
 
 /* The NCCL_SOCKET_IFNAME advice: a value verified against the rules. */

@@ -16,6 +16,7 @@ typedef struct dif {
 	unsigned scope;   /* IPv6 scope id, 0 otherwise */
 	int mtu;          /* -1 when unknown */
 	bool up, running, loopback;
+	bool routable;    /* read back from a report: not lo, virtual or link-local */
 } dif;
 
 typedef struct diflist {
