@@ -18,6 +18,7 @@ static const char usage[] =
 	"\n"
 	"commands:\n"
 	"  analyze [FILE...]   diagnose the logs (standard input when no FILE or \"-\")\n"
+	"  live [FILE...]      diagnose a running job as its logs arrive (stdin, or --follow files)\n"
 	"  merge SUMMARY...    merge per-node summaries of `analyze --summary`\n"
 	"  explain ID          the long text of one finding id (--list: all ids)\n"
 	"  rules list|test     the loaded rules; test them against their sample lines\n"
@@ -84,6 +85,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "analyze") == 0)
 		return cmd_analyze(argc - 1, argv + 1);
+	if (strcmp(cmd, "live") == 0)
+		return cmd_live(argc - 1, argv + 1);
 	if (strcmp(cmd, "merge") == 0)
 		return cmd_merge(argc - 1, argv + 1);
 	if (strcmp(cmd, "explain") == 0)

@@ -75,6 +75,13 @@ static int used_ifaces(const proc *p, iface *out, const evref **ev)
 	return n;
 }
 
+/* Absence means something only once a process has been quiet for a while:
+ * always in analyze (all input is there), after m->settle seconds live. */
+static bool quiet(const model *m, const proc *p)
+{
+	return m->now <= 0 || m->now - p->last_wall >= m->settle;
+}
+
 static int count_hosts(const model *m)
 {
 	intset h = { 0 };
@@ -522,6 +529,10 @@ static bool any_error(const model *m)
 
 static void check_ranks(model *m)
 {
+	/* live: ranks may still be starting while any process logs */
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (!quiet(m, &m->procs[i]))
+			return;
 	jobinfo j;
 	model_jobinfo(m, &j);
 	if (j.main_comm >= 0 && j.nranks > 1 && (size_t)j.ranks_seen < (size_t)j.nranks) {
@@ -559,7 +570,7 @@ static void check_init(model *m)
 		const proc *p = &m->procs[i];
 		if (p->init_done || p->phase == PH_RUNNING)
 			any_done = true;
-		else if (p->phase >= PH_BOOTSTRAP && p->phase < PH_COMPLETE && !p->aborted && !p->destroyed)
+		else if (p->phase >= PH_BOOTSTRAP && p->phase < PH_COMPLETE && !p->aborted && !p->destroyed && quiet(m, p))
 			intset_add(&stuck, (int)i);
 	}
 	/* ranks of a communicator seen starting but never completing */
@@ -568,7 +579,8 @@ static void check_init(model *m)
 			int r = m->comms[c].seen.v[k];
 			if (!intset_has(&m->comms[c].done, r) && r < m->comms[c].rank_cap && m->comms[c].rank_proc[r] >= 0) {
 				int pi = m->comms[c].rank_proc[r];
-				if (!m->procs[pi].aborted && !m->procs[pi].destroyed && m->procs[pi].phase != PH_RUNNING)
+				if (!m->procs[pi].aborted && !m->procs[pi].destroyed && m->procs[pi].phase != PH_RUNNING &&
+				    quiet(m, &m->procs[pi]))
 					intset_add(&stuck, pi);
 			}
 		}
@@ -1249,6 +1261,41 @@ static void check_silence(model *m)
 	intset_free(&silent);
 }
 
+/* Live: a process silent for much longer than the others, which keep
+ * logging. Uses arrival times, so it works without timestamps in logs. */
+static void check_silence_live(model *m)
+{
+	if (m->now <= 0)
+		return;
+	intset silent = { 0 };
+	int talking = 0;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const proc *p = &m->procs[i];
+		if (p->pid < 0 || p->last_wall <= 0 || p->destroyed)
+			continue;
+		double gap = m->now - p->last_wall;
+		if (gap < m->settle / 2)
+			talking++;
+		else if (gap >= m->settle * 4)
+			intset_add(&silent, (int)i);
+	}
+	if (silent.n && talking >= 1 && (size_t)talking >= silent.n) {
+		strbuf msg = { 0 };
+		model_describe(m, &silent, &msg);
+		long gap = (long)(m->now - m->procs[silent.v[0]].last_wall);
+		sb_printf(&msg, " %s silent for %ld s while %d other process%s keep logging",
+			  silent.n == 1 ? "has been" : "have been", gap, talking, talking == 1 ? "" : "es");
+		finding *f = job_finding(m, "rank-silent", "live", SEV_WARNING, msg.p,
+					 "look at the silent rank's node: a hang (py-spy dump), a crash or OOM kill "
+					 "(dmesg), or a lost node; its last lines tell where it stopped",
+					 true);
+		for (size_t i = 0; i < silent.n; i++)
+			findings_note(f, silent.v[i], 0, -1, 0, SLICE_NONE);
+		sb_free(&msg);
+	}
+	intset_free(&silent);
+}
+
 /* Symptoms point at the cause that explains them. */
 static void link_causes(model *m)
 {
@@ -1354,6 +1401,7 @@ void model_check(model *m)
 	check_watchdog(m);
 	check_ranks(m);
 	check_silence(m);
+	check_silence_live(m);
 	check_init(m);
 	hint_first_failure(m);
 	name_connect_target(m);

@@ -207,8 +207,10 @@ static int resolve_proc(model *m, int file, const record *r)
 	return p;
 }
 
-static void proc_seen(proc *p, int file, uint64_t lineno, double t)
+static void proc_seen(const model *m, proc *p, int file, uint64_t lineno, double t)
 {
+	if (m->now > 0)
+		p->last_wall = m->now;
 	p->nlines++;
 	p->last_line = lineno;
 	p->last_file = file;
@@ -235,7 +237,7 @@ void model_activity(model *m, int file, uint64_t lineno, uint64_t off, slice lin
 		s = stream_find(m, file, -1);
 	(void)off;
 	if (s)
-		proc_seen(&m->procs[s->proc], file, lineno, t);
+		proc_seen(m, &m->procs[s->proc], file, lineno, t);
 }
 
 void model_record(model *m, int file, uint64_t lineno, uint64_t off, const record *r)
@@ -265,7 +267,7 @@ void model_record(model *m, int file, uint64_t lineno, uint64_t off, const recor
 			p->warn_time = r->time;
 		evref_here(m, &p->ev_warn);
 	}
-	proc_seen(p, file, lineno, r->time);
+	proc_seen(m, p, file, lineno, r->time);
 }
 
 /* ---- tag handlers ---- */

@@ -114,6 +114,7 @@ typedef struct proc {
 	lineref recent[PROC_RECENT]; /* its last NCCL records, a ring */
 	unsigned nrecent;            /* records seen; recent[n % PROC_RECENT] is next */
 	double first_time, last_time, warn_time;
+	double last_wall;   /* live: wall-clock second its last line arrived */
 	uint64_t nlines;
 	int nenv;           /* "set by environment" lines seen */
 } proc;
@@ -171,6 +172,9 @@ typedef struct model {
 	size_t nstreams;
 	evref ev_killed;       /* the launcher killed the job (time limit, SIGTERM) */
 	findings fs;
+	/* live mode: the wall clock (0 in analyze: all input is there), and
+	 * how long a process must be quiet before its absence means something */
+	double now, settle;
 	/* the record being fed */
 	int cur_file;
 	uint64_t cur_line, cur_off;

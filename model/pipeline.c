@@ -64,6 +64,15 @@ void pipeline_feed(pipeline *p, const char *buf, size_t n)
 {
 	p->bytes += n;
 	linesplit_feed(&p->ls, buf, n, on_line, p);
+	p->m->in[p->file].lines = p->ls.lineno;
+	p->m->in[p->file].bytes = p->bytes;
+}
+
+void pipeline_flush(pipeline *p)
+{
+	linesplit_flush(&p->ls, on_line, p);
+	p->m->in[p->file].lines = p->ls.lineno;
+	p->m->in[p->file].bytes = p->bytes;
 }
 
 void pipeline_end(pipeline *p)

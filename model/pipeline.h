@@ -21,6 +21,8 @@ typedef struct pipeline {
 
 void pipeline_begin(pipeline *p, model *m, ruleset *rs, int file);
 void pipeline_feed(pipeline *p, const char *buf, size_t n);
+/* Emits a partial last line now (live mode: its writer went quiet). */
+void pipeline_flush(pipeline *p);
 /* Flushes a last line without newline; the input's counts go to the model. */
 void pipeline_end(pipeline *p);
 /* Analyzes one line as if read from the input (for tests and fuzzing). */

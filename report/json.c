@@ -83,6 +83,11 @@ static cJSON *finding_json(const model *m, const finding *f)
 	return o;
 }
 
+cJSON *report_finding_json(const model *m, const finding *f)
+{
+	return finding_json(m, f);
+}
+
 static cJSON *iface_json(const model *m, iface f)
 {
 	if (f.name < 0)

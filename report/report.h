@@ -23,6 +23,13 @@ int report_text(FILE *out, const model *m, const report_opts *o);
 int report_json(FILE *out, const model *m, const report_opts *o);
 int report_markdown(FILE *out, const model *m, const report_opts *o);
 
+/* One finding, for live mode: the text block of the report, or the JSON
+ * object of its "findings" array (a new cJSON item, or NULL without cJSON). */
+void report_finding_text(strbuf *b, const model *m, const finding *f, bool color);
+struct cJSON *report_finding_json(const model *m, const finding *f);
+/* The job summary that closes a text report. */
+void report_summary_text(strbuf *b, const model *m, bool color);
+
 /* Per-host facts shared by the renderers. */
 typedef struct hostrow {
 	int host;            /* interned, -1 for processes with no host */

@@ -203,6 +203,16 @@ static void summary_text(strbuf *b, const model *m, bool color)
 	jobinfo_free(&j);
 }
 
+void report_finding_text(strbuf *b, const model *m, const finding *f, bool color)
+{
+	finding_text(b, m, &m->fs, f, color);
+}
+
+void report_summary_text(strbuf *b, const model *m, bool color)
+{
+	summary_text(b, m, color);
+}
+
 int report_text(FILE *out, const model *m, const report_opts *o)
 {
 	strbuf b = { 0 };

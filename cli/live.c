@@ -1,0 +1,285 @@
+/* ncclog live: diagnose a job while its logs arrive. The same pipeline and
+ * checks as analyze run as bytes come in; each finding is printed the
+ * moment it fires (and again when it widens), and at the end of input the
+ * exit status is analyze's. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "follow.h"
+#include "setup.h"
+
+#ifndef NCCLOG_VERSION
+#define NCCLOG_VERSION "0.0.0"
+#endif
+
+static const char usage[] =
+	"usage: ncclog live [OPTIONS] [FILE...]\n"
+	"Diagnoses a running job from its logs as they arrive: standard input (tail -f train.log |\n"
+	"ncclog live) or files. Findings are printed the moment their evidence arrives.\n"
+	"\n"
+	"  -F, --follow         follow the files like tail -F (growth, truncation, rotation,\n"
+	"                       files that appear later) instead of reading them to their end\n"
+	"  -f, --format FMT     text (default) or json (one object per line)\n"
+	"      --color WHEN     auto (default), always or never; NO_COLOR is honoured\n"
+	"      --rules PATH     extra rule file or directory (repeatable)\n"
+	"      --settle SECS    quiet time after which a missing or stuck rank counts (default 10)\n"
+	"      --no-tui         print findings even on a terminal\n"
+	"  -h, --help           this help\n"
+	"\n"
+	"exit status at the end of input: as analyze; 130 on SIGINT\n";
+
+/* The one global: set by the signal handler, read by the loop. */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static double wall(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* What has been printed of each finding, to print news only. */
+typedef struct shown {
+	char *id, *key;
+	size_t nprocs;
+	enum severity sev;
+} shown;
+
+typedef struct printer {
+	shown *v;
+	size_t n, cap;
+	bool json, color;
+	FILE *out;
+} printer;
+
+static shown *shown_find(printer *pr, const finding *f)
+{
+	for (size_t i = 0; i < pr->n; i++)
+		if (strcmp(pr->v[i].id, f->id) == 0 && strcmp(pr->v[i].key, f->key) == 0)
+			return &pr->v[i];
+	return NULL;
+}
+
+static void print_event(printer *pr, const model *m, const finding *f, const char *event)
+{
+	if (pr->json) {
+		cJSON *o = report_finding_json(m, f);
+		cJSON_AddStringToObject(o, "event", event);
+		char *t = cJSON_PrintUnformatted(o);
+		fprintf(pr->out, "%s\n", t);
+		free(t);
+		cJSON_Delete(o);
+	} else {
+		strbuf b = { 0 };
+		if (strcmp(event, "update") == 0)
+			sb_adds(&b, "update: ");
+		report_finding_text(&b, m, f, pr->color);
+		fwrite(b.p, 1, b.n, pr->out);
+		fputc('\n', pr->out);
+		sb_free(&b);
+	}
+}
+
+/* Prints the findings that are new or grew since the last call. */
+static void print_news(printer *pr, const model *m)
+{
+	for (size_t i = 0; i < m->fs.n; i++) {
+		const finding *f = &m->fs.v[i];
+		shown *s = shown_find(pr, f);
+		if (!s) {
+			grow(&pr->v, &pr->cap, pr->n, sizeof *pr->v);
+			s = &pr->v[pr->n++];
+			*s = (shown){ xstrdup(f->id), xstrdup(f->key), f->procs.n, f->severity };
+			print_event(pr, m, f, "finding");
+		} else if (f->procs.n > s->nprocs || f->severity > s->sev) {
+			s->nprocs = f->procs.n;
+			s->sev = f->severity;
+			print_event(pr, m, f, "update");
+		}
+	}
+	fflush(pr->out);
+}
+
+static void printer_free(printer *pr)
+{
+	for (size_t i = 0; i < pr->n; i++) {
+		free(pr->v[i].id);
+		free(pr->v[i].key);
+	}
+	free(pr->v);
+}
+
+/* Checks are cheap but not free: at most this often while data flows. */
+#define CHECK_EVERY 0.1
+#define FLUSH_AFTER 0.5
+
+static int run_pipe(follower *fl, model *m, printer *pr, double settle)
+{
+	strbuf err = { 0 };
+	double last_check = 0;
+	bool dirty = false;
+	int status = 0;
+	while (!interrupted && !follower_ended(fl)) {
+		int fd = follower_fd(fl);
+		struct pollfd pf = { fd, POLLIN, 0 };
+		/* with unchecked data, wake in time for the next check */
+		double wait = dirty ? CHECK_EVERY - (wall() - last_check) : 0.25;
+		int n = poll(&pf, fd >= 0 ? 1 : 0, wait > 0 ? (int)(wait * 1000) + 1 : 0);
+		if (n < 0 && errno != EINTR)
+			break;
+		double now = wall();
+		m->now = now;
+		m->settle = settle;
+		dirty |= follower_step(fl, now, FLUSH_AFTER, &err);
+		if (err.n) {
+			fputs("ncclog: ", stderr);
+			fputs(err.p, stderr);
+			sb_clear(&err);
+			status = 2;
+		}
+		/* new data, or time passing (a rank going silent) */
+		if (now - last_check >= (dirty ? CHECK_EVERY : 1.0)) {
+			model_check(m);
+			print_news(pr, m);
+			last_check = now;
+			dirty = false;
+		}
+	}
+	sb_free(&err);
+	return status;
+}
+
+int cmd_live(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "follow", no_argument, NULL, 'F' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "color", required_argument, NULL, 'c' },
+		{ "colour", required_argument, NULL, 'c' },
+		{ "rules", required_argument, NULL, 'r' },
+		{ "settle", required_argument, NULL, 's' },
+		{ "no-tui", no_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool follow = false, json = false, no_tui = false;
+	enum color_mode cm = COLOR_AUTO;
+	double settle = 10;
+	char **extra = xcalloc((size_t)argc, sizeof *extra);
+	size_t nextra = 0;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+Ff:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			follow = true;
+			break;
+		case 'f':
+			if (strcmp(optarg, "json") == 0 || strcmp(optarg, "text") == 0) {
+				json = optarg[0] == 'j';
+				break;
+			}
+			cli_error("live: --format takes text or json");
+			free(extra);
+			return 2;
+		case 'c':
+			if (color_parse(optarg, &cm))
+				break;
+			cli_error("live: --color takes auto, always or never");
+			free(extra);
+			return 2;
+		case 'r':
+			extra[nextra++] = optarg;
+			break;
+		case 's': {
+			char *end;
+			settle = strtod(optarg, &end);
+			if (*end || settle <= 0 || settle > 86400) {
+				cli_error("live: --settle takes seconds, more than 0");
+				free(extra);
+				return 2;
+			}
+			break;
+		}
+		case 'T':
+			no_tui = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			free(extra);
+			return 0;
+		default:
+			cli_error("live: unknown option or missing value (see ncclog live --help)");
+			free(extra);
+			return 2;
+		}
+	}
+	(void)no_tui;
+	setup s;
+	strbuf err = { 0 };
+	if (setup_load(&s, extra, nextra, &err) != 0) {
+		cli_error("%s", err.p);
+		sb_free(&err);
+		setup_free(&s);
+		free(extra);
+		return 2;
+	}
+	model m;
+	model_init(&m, &s.cat);
+	follower fl;
+	int status = 0;
+	if (follower_open(&fl, &m, &s.rs, argv + optind, (size_t)(argc - optind), follow, &err) != 0) {
+		cli_error("%s", err.p);
+		status = 2;
+	} else {
+		struct sigaction sa = { 0 };
+		sa.sa_handler = on_signal;
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		printer pr = { .json = json, .color = !json && color_enabled(cm, STDOUT_FILENO), .out = stdout };
+		status = run_pipe(&fl, &m, &pr, settle);
+		follower_close(&fl);
+		if (interrupted) {
+			status = 128 + (int)interrupted;
+		} else {
+			/* end of input: the very checks analyze runs */
+			m.now = 0;
+			model_check(&m);
+			findings_sort(&m.fs);
+			print_news(&pr, &m);
+			if (!json) {
+				strbuf b = { 0 };
+				sb_adds(&b, "input ended\n");
+				report_summary_text(&b, &m, pr.color);
+				fwrite(b.p, 1, b.n, stdout);
+				sb_free(&b);
+			} else {
+				fprintf(stdout, "{\"event\":\"end\"}\n");
+			}
+			if (status == 0)
+				for (size_t i = 0; i < m.fs.n; i++)
+					if (m.fs.v[i].severity == SEV_ERROR)
+						status = 1;
+		}
+		printer_free(&pr);
+	}
+	model_free(&m);
+	setup_free(&s);
+	sb_free(&err);
+	free(extra);
+	return status;
+}
