@@ -277,12 +277,47 @@ static size_t strip_one(slice s, launch *ln)
 	return 0;
 }
 
+/* Frames that pasting and log viewers add: indentation, table borders
+ * ("│ " of k9s, "| "). Returns their length at the start of s. */
+static size_t frame_len(slice s)
+{
+	size_t i = 0;
+	for (;;) {
+		if (i < s.n && (s.p[i] == ' ' || s.p[i] == '\t'))
+			i++;
+		else if (i + 3 < s.n && memcmp(s.p + i, "\xe2\x94\x82", 3) == 0 && s.p[i + 3] == ' ')
+			i += 4;
+		else if (i + 1 < s.n && s.p[i] == '|' && s.p[i + 1] == ' ')
+			i += 2;
+		else
+			return i;
+	}
+}
+
+/* The same frame at the end of a message. */
+slice frame_trim_end(slice s)
+{
+	for (;;) {
+		s = slice_trim(s);
+		if (s.n >= 4 && memcmp(s.p + s.n - 3, "\xe2\x94\x82", 3) == 0 && s.p[s.n - 4] == ' ')
+			s.n -= 3;
+		else if (s.n >= 2 && s.p[s.n - 1] == '|' && s.p[s.n - 2] == ' ')
+			s.n -= 1;
+		else
+			return s;
+	}
+}
+
 slice launch_strip(slice s, launch *ln)
 {
 	for (int k = 0; k < 6 && s.n; k++) {
 		size_t n = strip_one(s, ln);
-		if (!n)
-			break;
+		if (!n) {
+			/* srun's padded "  3: " is strip_one's; other indentation is a frame */
+			n = frame_len(s);
+			if (!n)
+				break;
+		}
 		s.p += n;
 		s.n -= n;
 	}
@@ -595,7 +630,7 @@ size_t record_parse(slice s, record *r)
 		from2 = b.at + 5;
 	}
 	r->text = (slice){ s.p + pf.start, body_end - pf.start };
-	r->body = slice_trim((slice){ s.p + a.body, body_end - a.body });
+	r->body = frame_trim_end((slice){ s.p + a.body, body_end - a.body });
 	if (a.body > body_end)
 		r->body = SLICE_NONE;
 	return body_end;

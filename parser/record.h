@@ -37,7 +37,10 @@ typedef struct record {
  * covers: less than s.n when another process's record is glued after it. */
 size_t record_parse(slice s, record *r);
 
-/* Strips launcher prefixes from the start of s into ln; returns the rest. */
+/* Trims blanks and a table border ("│", "|") from the end of a message. */
+slice frame_trim_end(slice s);
+/* Strips launcher prefixes (and indentation, table borders) from the start
+ * of s into ln; returns the rest. */
 slice launch_strip(slice s, launch *ln);
 
 /* Reads a leading timestamp ("2025-03-12 10:22:33", glog "E0709 17:05:38.16").

@@ -44,6 +44,8 @@ static const shape shapes[] = {
 	{ "[2025-02-24 14:09:34 TP14] node:1:2 [0] NCCL INFO sglang", LV_INFO, "node", 1, 0, "", "", "", -1, "sglang" },
 	{ "WorkerWrapper pid=7086) node:1:2 [0] NCCL INFO cut ray", LV_INFO, "node", 1, 0, "", "", "", -1, "cut ray" },
 	{ "(head, rank=0, pid=73055) node:1:2 [0] NCCL INFO skypilot", LV_INFO, "node", 1, 0, "", "", "", 0, "skypilot" },
+	{ "\xe2\x94\x82 node-c:9:9 [0] NCCL INFO Using network IB   \xe2\x94\x82", LV_INFO, "node-c", 9, 0, "", "", "", -1, "Using network IB" },
+	{ "    [rank5]:[E ProcessGroupNCCL.cpp:1] boom |", LV_NONE, NULL, -1, -1, "", "", "", 5, "[E ProcessGroupNCCL.cpp:1] boom |" },
 };
 
 static void test_shapes(checks *c)
