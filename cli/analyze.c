@@ -142,20 +142,12 @@ int cmd_analyze(int argc, char **argv)
 		status = 2;
 	if (s.rs.notes.n)
 		fprintf(stderr, "ncclog: %s", s.rs.notes.p);
-	if (summary) {
-		if (summary_print(stdout, &m) != 0) {
-			cli_error("cannot write the summary");
-			status = 2;
-		}
-		model_free(&m);
-		if (redact)
-			redact_free(&rd);
-		setup_free(&s);
-		sb_free(&err);
-		free(extra);
-		return status;
+	if (!summary) {
+		status = report_finish(&m, &ro, status);
+	} else if (summary_print(stdout, &m) != 0) {
+		cli_error("cannot write the summary");
+		status = 2;
 	}
-	status = report_finish(&m, &ro, status);
 	model_free(&m);
 	if (redact)
 		redact_free(&rd);
