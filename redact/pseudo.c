@@ -168,34 +168,45 @@ static uint64_t prf(const pseudo *p, char kind, const char *s, size_t n, unsigne
 	return siphash(p->key, buf, 1 + sizeof counter + len);
 }
 
-/* Looks up kind+original; NULL when unseen. */
-static const char *lookup(const pseudo *p, char kind, const char *s, size_t n, strbuf *k)
+/* A table key on the stack: kind byte + original (names longer than a
+ * host name can be are cut; no allocation per looked-up word). */
+typedef struct key {
+	char b[264];
+	size_t n;
+} key;
+
+static void key_set(key *k, char kind, const char *s, size_t n)
 {
-	sb_clear(k);
-	sb_addc(k, kind);
-	sb_add(k, s, n);
-	const entry *e = table_find(&p->map, p->key, k->p, k->n);
+	if (n > sizeof k->b - 1)
+		n = sizeof k->b - 1;
+	k->b[0] = kind;
+	memcpy(k->b + 1, s, n);
+	k->n = n + 1;
+}
+
+/* Looks up kind+original; NULL when unseen. */
+static const char *lookup(const pseudo *p, char kind, const char *s, size_t n, key *k)
+{
+	key_set(k, kind, s, n);
+	const entry *e = table_find(&p->map, p->key, k->b, k->n);
 	return e ? e->v : NULL;
 }
 
 /* Remembers kind+original -> pseudonym when the pseudonym is still free. */
-static const char *claim(pseudo *p, char kind, const strbuf *k, const char *cand)
+static const char *claim(pseudo *p, char kind, const key *k, const char *cand)
 {
-	strbuf u = { 0 };
-	sb_addc(&u, kind);
-	sb_adds(&u, cand);
-	bool taken = table_find(&p->used, p->key, u.p, u.n) != NULL;
-	if (!taken) {
-		table_put(&p->used, p->key, u.p, u.n, xstrdup(""));
-		table_put(&p->map, p->key, k->p, k->n, xstrdup(cand));
-	}
-	sb_free(&u);
-	return taken ? NULL : table_find(&p->map, p->key, k->p, k->n)->v;
+	key u;
+	key_set(&u, kind, cand, strlen(cand));
+	if (table_find(&p->used, p->key, u.b, u.n))
+		return NULL;
+	table_put(&p->used, p->key, u.b, u.n, xstrdup(""));
+	table_put(&p->map, p->key, k->b, k->n, xstrdup(cand));
+	return table_find(&p->map, p->key, k->b, k->n)->v;
 }
 
 const char *pseudo_name(pseudo *p, enum pseudo_kind kind, slice name)
 {
-	strbuf k = { 0 };
+	key k;
 	const char *v = lookup(p, (char)kind, name.p, name.n, &k);
 	bool fresh = !v;
 	static const char digits[] = "abcdefghijkmnpqrstuvwxyz23456789";
@@ -215,15 +226,13 @@ const char *pseudo_name(pseudo *p, enum pseudo_kind kind, slice name)
 			p->maxlen = name.n;
 		p->nnames++;
 	}
-	sb_free(&k);
 	return v;
 }
 
 const char *pseudo_find(const pseudo *p, enum pseudo_kind kind, slice name)
 {
-	strbuf k = { 0 };
+	key k;
 	const char *v = lookup(p, (char)kind, name.p, name.n, &k);
-	sb_free(&k);
 	return v;
 }
 
@@ -234,33 +243,28 @@ size_t pseudo_hosts(const pseudo *p, size_t *minlen, size_t *maxlen)
 	return p->nnames;
 }
 
-long pseudo_pid(pseudo *p, long pid)
+const char *pseudo_pid(pseudo *p, slice digits)
 {
-	char s[32];
-	int n = snprintf(s, sizeof s, "%ld", pid);
-	strbuf k = { 0 };
-	const char *v = lookup(p, 'p', s, (size_t)n, &k);
+	/* "007" and "7" are one pid */
+	while (digits.n > 1 && digits.p[0] == '0')
+		digits.p++, digits.n--;
+	key k;
+	const char *v = lookup(p, 'p', digits.p, digits.n, &k);
 	for (unsigned c = 0; !v; c++) {
 		char cand[32];
 		/* pids of Linux: 2..4194304; 5 to 7 digits look like real ones */
-		snprintf(cand, sizeof cand, "%llu", 10000ULL + prf(p, 'p', s, (size_t)n, c) % 4000000ULL);
+		snprintf(cand, sizeof cand, "%llu", 10000ULL + prf(p, 'p', digits.p, digits.n, c) % 4000000ULL);
 		v = claim(p, 'p', &k, cand);
 	}
-	long out = strtol(v, NULL, 10);
-	sb_free(&k);
-	return out;
+	return v;
 }
 
-bool pseudo_pid_find(const pseudo *p, long pid, long *out)
+const char *pseudo_pid_find(const pseudo *p, slice digits)
 {
-	char s[32];
-	int n = snprintf(s, sizeof s, "%ld", pid);
-	strbuf k = { 0 };
-	const char *v = lookup(p, 'p', s, (size_t)n, &k);
-	sb_free(&k);
-	if (v)
-		*out = strtol(v, NULL, 10);
-	return v != NULL;
+	while (digits.n > 1 && digits.p[0] == '0')
+		digits.p++, digits.n--;
+	key k;
+	return lookup(p, 'p', digits.p, digits.n, &k);
 }
 
 void pseudo_hex(pseudo *p, slice digits, strbuf *out)
@@ -273,7 +277,7 @@ void pseudo_hex(pseudo *p, slice digits, strbuf *out)
 		upper = upper || (c >= 'A' && c <= 'F');
 		low[i] = (char)(c >= 'A' && c <= 'F' ? c + 32 : c);
 	}
-	strbuf k = { 0 };
+	key k;
 	const char *v = lookup(p, 'x', low, n, &k);
 	for (unsigned c = 0; !v; c++) {
 		char cand[64];
@@ -289,7 +293,6 @@ void pseudo_hex(pseudo *p, slice digits, strbuf *out)
 	}
 	for (size_t i = 0; v[i]; i++)
 		sb_addc(out, (char)(upper && v[i] >= 'a' ? v[i] - 32 : v[i]));
-	sb_free(&k);
 }
 
 static int get_bit(const unsigned char *b, int i)
@@ -335,7 +338,7 @@ static void map_v4(const pseudo *p, unsigned char *b)
 	map_bits(p, b, 4, keep, 24);
 }
 
-void pseudo_ip(pseudo *p, ipaddr *a)
+static void map_ip(const pseudo *p, ipaddr *a)
 {
 	if (a->family == 4) {
 		map_v4(p, a->b);
@@ -357,4 +360,30 @@ void pseudo_ip(pseudo *p, ipaddr *a)
 	/* fe80::/10 link-local: the /64 is always fe80::, the interface id is the host */
 	int keep = (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) ? 64 : 16;
 	map_bits(p, b, 16, keep, 128);
+}
+
+static unsigned hexval(char c)
+{
+	return c <= '9' ? (unsigned)(c - '0') : (unsigned)(c - 'a' + 10);
+}
+
+/* Mapping costs a SipHash per bit; an address repeats on many lines. */
+void pseudo_ip(pseudo *p, ipaddr *a)
+{
+	size_t len = a->family == 4 ? 4 : 16;
+	if (a->family != 4 && a->family != 6)
+		return;
+	key k;
+	const char *v = lookup(p, (char)('0' + a->family), (const char *)a->b, len, &k);
+	if (!v) {
+		ipaddr m = *a;
+		map_ip(p, &m);
+		char hex[33];
+		for (size_t i = 0; i < len; i++)
+			snprintf(hex + 2 * i, 3, "%02x", m.b[i]);
+		table_put(&p->map, p->key, k.b, k.n, xstrdup(hex));
+		v = table_find(&p->map, p->key, k.b, k.n)->v;
+	}
+	for (size_t i = 0; i < len; i++)
+		a->b[i] = (unsigned char)(hexval(v[2 * i]) << 4 | hexval(v[2 * i + 1]));
 }

@@ -26,11 +26,11 @@ const char *pseudo_find(const pseudo *p, enum pseudo_kind kind, slice name);
 /* Number of host names known so far, and their shortest and longest
  * lengths (a cheap filter before a lookup). */
 size_t pseudo_hosts(const pseudo *p, size_t *minlen, size_t *maxlen);
-/* The pseudonym of a process or thread id (one space for both, so pid ==
- * tid stays visible). */
-long pseudo_pid(pseudo *p, long pid);
-/* The pseudonym of a pid seen before: true and *out, or false. */
-bool pseudo_pid_find(const pseudo *p, long pid, long *out);
+/* The pseudonym of a process or thread id given as decimal digits (one
+ * space for both, so pid == tid stays visible). */
+const char *pseudo_pid(pseudo *p, slice digits);
+/* The pseudonym of a pid seen before, or NULL. */
+const char *pseudo_pid_find(const pseudo *p, slice digits);
 /* Appends the pseudonym of hex digits (a pointer, a commId): as many
  * digits, the same letter case. */
 void pseudo_hex(pseudo *p, slice digits, strbuf *out);

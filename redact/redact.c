@@ -93,8 +93,7 @@ static size_t learn(redactor *r, slice text, span *sp)
 						q++;
 					if (q == d)
 						break;
-					long v = strtol(d, NULL, 10);
-					pseudo_pid(r->ps, v);
+					pseudo_pid(r->ps, (slice){ d, (size_t)(q - d) });
 					if (sp && nsp < MAX_SPANS)
 						sp[nsp++] = (span){ (size_t)(d - text.p), (size_t)(q - d) };
 				}
@@ -198,15 +197,23 @@ static bool user_var(slice s, size_t w, size_t i)
 
 static void put_pid(redactor *r, slice digits, bool known_only, strbuf *out)
 {
-	char tmp[24];
-	size_t n = digits.n < sizeof tmp ? digits.n : sizeof tmp - 1;
-	memcpy(tmp, digits.p, n);
-	tmp[n] = '\0';
-	long v = strtol(tmp, NULL, 10), m;
-	if (known_only ? pseudo_pid_find(r->ps, v, &m) : (m = pseudo_pid(r->ps, v), true))
-		sb_printf(out, "%ld", m);
+	const char *v = known_only ? pseudo_pid_find(r->ps, digits) : pseudo_pid(r->ps, digits);
+	if (v)
+		sb_adds(out, v);
 	else
 		sb_addsl(out, digits);
+}
+
+static void put_octet(strbuf *out, unsigned v)
+{
+	char t[4];
+	size_t n = 0;
+	if (v >= 100)
+		t[n++] = (char)('0' + v / 100);
+	if (v >= 10)
+		t[n++] = (char)('0' + v / 10 % 10);
+	t[n++] = (char)('0' + v % 10);
+	sb_add(out, t, n);
 }
 
 /* The scanner behind redact_line and redact_name. */
@@ -214,14 +221,16 @@ static void scan(redactor *r, slice s, const span *sp, size_t nsp, bool name_mod
 {
 	size_t minlen, maxlen;
 	bool hosts = pseudo_hosts(r->ps, &minlen, &maxlen) > 0;
-	size_t i = 0, k = 0;
+	size_t i = 0, k = 0, lit = 0; /* s[lit..i) is copied as it is, in one go */
+#define FLUSH(upto) (sb_add(out, s.p + lit, (upto) - lit))
 	while (i < s.n) {
 		char c = s.p[i], prev = i ? s.p[i - 1] : ' ';
 		while (k < nsp && sp[k].at < i)
 			k++;
 		if (k < nsp && sp[k].at == i) {
+			FLUSH(i);
 			put_pid(r, (slice){ s.p + i, sp[k].n }, false, out);
-			i += sp[k].n;
+			lit = i += sp[k].n;
 			continue;
 		}
 		if (c == '/' && (slice_starts((slice){ s.p + i, s.n - i }, "/home/") ||
@@ -229,9 +238,11 @@ static void scan(redactor *r, slice s, const span *sp, size_t nsp, bool name_mod
 			size_t u = i + (s.p[i + 1] == 'h' ? 6 : 7), e = u;
 			while (e < s.n && !strchr("/ \t:'\"`\\),;]}>", s.p[e]))
 				e++;
-			sb_add(out, s.p + i, u - i);
-			if (e > u)
+			if (e > u) {
+				FLUSH(u);
 				sb_adds(out, pseudo_name(r->ps, PSEUDO_USER, (slice){ s.p + u, e - u }));
+				lit = e;
+			}
 			i = e;
 			continue;
 		}
@@ -241,9 +252,9 @@ static void scan(redactor *r, slice s, const span *sp, size_t nsp, bool name_mod
 			while (e < s.n && is_hex(s.p[e]))
 				e++;
 			if (e - i - 2 >= 8 && e - i - 2 <= 32 && (e == s.n || !is_word(s.p[e]))) {
-				sb_add(out, s.p + i, 2);
+				FLUSH(i + 2);
 				pseudo_hex(r->ps, (slice){ s.p + i + 2, e - i - 2 }, out);
-				i = e;
+				lit = i = e;
 				continue;
 			}
 		}
@@ -253,8 +264,13 @@ static void scan(redactor *r, slice s, const span *sp, size_t nsp, bool name_mod
 			ipaddr a = { .family = 4 };
 			memcpy(a.b, v4, 4);
 			pseudo_ip(r->ps, &a);
-			sb_printf(out, "%u.%u.%u.%u", a.b[0], a.b[1], a.b[2], a.b[3]);
-			i += n;
+			FLUSH(i);
+			for (int o = 0; o < 4; o++) {
+				if (o)
+					sb_addc(out, '.');
+				put_octet(out, a.b[o]);
+			}
+			lit = i += n;
 			continue;
 		}
 		ipaddr a6;
@@ -262,12 +278,12 @@ static void scan(redactor *r, slice s, const span *sp, size_t nsp, bool name_mod
 			char txt[64];
 			pseudo_ip(r->ps, &a6);
 			inet_ntop(AF_INET6, a6.b, txt, sizeof txt);
+			FLUSH(i);
 			sb_adds(out, txt);
-			i += n;
+			lit = i += n;
 			continue;
 		}
 		if (!is_word(c)) {
-			sb_addc(out, c);
 			i++;
 			continue;
 		}
@@ -278,26 +294,30 @@ static void scan(redactor *r, slice s, const span *sp, size_t nsp, bool name_mod
 		const char *ps = NULL;
 		size_t d, e;
 		if (hosts && word.n >= minlen && word.n <= maxlen && (ps = pseudo_find(r->ps, PSEUDO_HOST, word))) {
+			FLUSH(w);
 			sb_adds(out, ps);
+			lit = i;
 		} else if (name_mode && all_digits(word)) {
+			FLUSH(w);
 			put_pid(r, word, true, out);
+			lit = i;
 		} else if (pid_after(s, w, i, &d, &e)) {
-			sb_add(out, s.p + w, d - w);
+			FLUSH(d);
 			put_pid(r, (slice){ s.p + d, e - d }, false, out);
-			i = e;
+			lit = i = e;
 		} else if (user_var(s, w, i)) {
 			size_t u = i + 1;
 			e = u;
 			while (e < s.n && (is_word(s.p[e]) || s.p[e] == '.'))
 				e++;
-			sb_add(out, s.p + w, u - w);
+			FLUSH(u);
 			if (e > u)
 				sb_adds(out, pseudo_name(r->ps, PSEUDO_USER, (slice){ s.p + u, e - u }));
-			i = e;
-		} else {
-			sb_addsl(out, word);
+			lit = i = e;
 		}
 	}
+	FLUSH(s.n);
+#undef FLUSH
 }
 
 void redact_line(redactor *r, slice text, strbuf *out)
