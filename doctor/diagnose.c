@@ -538,6 +538,11 @@ static void write_peers(model *m, const doctor_facts *f, doctor_report *r)
 		}
 		dif tmp = { .addr = p->addr };
 		ifaces_addr_str(&tmp, &a);
+		/* "node2 (10.0.0.2)", or the address alone when it was given as one */
+		strbuf who = { 0 };
+		sb_adds(&who, p->host);
+		if (strcmp(p->host, a.p) != 0)
+			sb_printf(&who, " (%s)", a.p);
 		if (p->local >= 0)
 			sb_printf(&s, "shares a subnet with %s", f->ifs.v[p->local].name);
 		else
@@ -555,10 +560,12 @@ static void write_peers(model *m, const doctor_facts *f, doctor_report *r)
 		else if (f->connected)
 			snprintf(conn, sizeof conn, "; port %d: %s (%s, %.1f ms)", p->port, peers_conn_name(p->conn), p->err,
 				 p->ms);
-		size_t l = sec_add(r, DS_PEERS, "%s (%s): %s%s", p->host, a.p, s.p, conn);
-		if (boot && p->local >= 0 && !on_boot && strcmp(f->ifs.v[p->local].name, boot->name) != 0) {
+		size_t l = sec_add(r, DS_PEERS, "%s: %s%s", who.p, s.p, conn);
+		/* a peer on lo or docker0's subnet is this host or a container: nothing to name */
+		if (boot && p->local >= 0 && !on_boot && strcmp(f->ifs.v[p->local].name, boot->name) != 0 &&
+		    doctor_iface_kind(&f->ifs.v[p->local]) == K_ROUTABLE) {
 			strbuf msg = { 0 }, hint = { 0 };
-			sb_printf(&msg, "peer %s (%s) is on the subnet of %s, but NCCL would bootstrap over %s", p->host, a.p,
+			sb_printf(&msg, "peer %s is on the subnet of %s, but NCCL would bootstrap over %s", who.p,
 				  f->ifs.v[p->local].name, boot->name);
 			sb_printf(&hint, "export NCCL_SOCKET_IFNAME=%s on every node (=%s matches it exactly)",
 				  f->ifs.v[p->local].name, f->ifs.v[p->local].name);
@@ -569,7 +576,7 @@ static void write_peers(model *m, const doctor_facts *f, doctor_report *r)
 		}
 		if (f->connected && p->conn != PC_OK) {
 			strbuf msg = { 0 };
-			sb_printf(&msg, "peer %s (%s) port %d: connect %s", p->host, a.p, p->port, peers_conn_name(p->conn));
+			sb_printf(&msg, "peer %s port %d: connect %s", who.p, p->port, peers_conn_name(p->conn));
 			if (p->err[0] && p->conn != PC_TIMEOUT)
 				sb_printf(&msg, " (%s)", p->err);
 			bool refused = p->conn == PC_REFUSED;
@@ -583,6 +590,7 @@ static void write_peers(model *m, const doctor_facts *f, doctor_report *r)
 		}
 		sb_free(&a);
 		sb_free(&s);
+		sb_free(&who);
 	}
 }
 
