@@ -40,7 +40,10 @@ static cJSON *iface_obj(const dif *d, bool full)
 		cJSON_AddBoolToObject(o, "up", d->up);
 		cJSON_AddBoolToObject(o, "running", d->running);
 	}
-	put_str(o, "kind", kind_names[doctor_iface_kind(d)]);
+	if (d->addr.family)
+		put_str(o, "kind", kind_names[doctor_iface_kind(d)]);
+	else
+		cJSON_AddNullToObject(o, "kind"); /* no address: NCCL never considers it */
 	sb_free(&a);
 	return o;
 }
