@@ -7,7 +7,7 @@ _ncclog()
 	local cmd=${COMP_WORDS[1]} opts
 	COMPREPLY=()
 	if ((COMP_CWORD == 1)); then
-		COMPREPLY=($(compgen -W "analyze view live explain rules redact doctor --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "analyze live merge view explain rules redact doctor --help --version" -- "$cur"))
 		return
 	fi
 	case $prev in
@@ -27,14 +27,15 @@ _ncclog()
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return
 		;;
-	-j | --jobs | --peer | --timeout | --gpus | --nccl-version)
+	-j | --jobs | --peer | --timeout | --gpus | --nccl-version | --settle)
 		return
 		;;
 	esac
 	case $cmd in
-	analyze) opts="--format --color --rules --redact --jobs --help" ;;
+	analyze) opts="--format --color --rules --redact --jobs --summary --help" ;;
+	merge) opts="--format --color --help" ;;
 	view) opts="--color --rules --help" ;;
-	live) opts="--follow --format --color --rules --help" ;;
+	live) opts="--follow --format --color --rules --settle --no-tui --help" ;;
 	explain)
 		if ((COMP_CWORD == 2)) && [[ $cur != -* ]]; then
 			# the finding ids, from the ncclog being completed

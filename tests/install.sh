@@ -70,7 +70,7 @@ check() { # words... = expected (space-separated, sorted)
 	got=$(complete_words "$@" | sort | tr '\n' ' ' | sed 's/ $//')
 	[ "$got" = "$want" ] || fail "completion of '$*': got '$got', want '$want'"
 }
-check "$ncclog" "" = "--help --version analyze doctor explain live redact rules view"
+check "$ncclog" "" = "--help --version analyze doctor explain live merge redact rules view"
 check "$ncclog" "re" = "redact"
 check "$ncclog" analyze --fo = "--format"
 check "$ncclog" analyze --format "" = "json markdown text"
