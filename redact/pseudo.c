@@ -267,6 +267,24 @@ const char *pseudo_pid_find(const pseudo *p, slice digits)
 	return lookup(p, 'p', digits.p, digits.n, &k);
 }
 
+/* A 4-round Feistel network over bits-wide values (bits even, <= 64) with
+ * SipHash as the round function: a keyed bijection of [0, 2^bits). */
+static uint64_t feistel(const pseudo *p, uint64_t v, int bits)
+{
+	int half = bits / 2; /* at most 32 */
+	uint64_t mask = (1ULL << half) - 1;
+	uint64_t l = (v >> half) & mask, r = v & mask;
+	for (unsigned char round = 0; round < 4; round++) {
+		unsigned char in[10] = { 'f', round };
+		memcpy(in + 2, &r, sizeof r);
+		uint64_t f = siphash(p->key, in, sizeof in) & mask;
+		uint64_t t = l ^ f;
+		l = r;
+		r = t;
+	}
+	return (l << half) | r;
+}
+
 void pseudo_hex(pseudo *p, slice digits, strbuf *out)
 {
 	char low[64];
@@ -276,6 +294,18 @@ void pseudo_hex(pseudo *p, slice digits, strbuf *out)
 		char c = digits.p[i];
 		upper = upper || (c >= 'A' && c <= 'F');
 		low[i] = (char)(c >= 'A' && c <= 'F' ? c + 32 : c);
+	}
+	low[n] = '\0';
+	if (n <= 16) {
+		/* a keyed permutation of n-digit values: injective with no table, so
+		 * millions of distinct pointers cost no memory */
+		char cand[17];
+		uint64_t v = feistel(p, strtoull(low, NULL, 16), (int)n * 4);
+		for (size_t i = n; i-- > 0; v >>= 4)
+			cand[i] = "0123456789abcdef"[v & 15];
+		for (size_t i = 0; i < n; i++)
+			sb_addc(out, (char)(upper && cand[i] >= 'a' ? cand[i] - 32 : cand[i]));
+		return;
 	}
 	key k;
 	const char *v = lookup(p, 'x', low, n, &k);

@@ -172,6 +172,18 @@ with tempfile.TemporaryDirectory() as tmp:
         fail(f"C++ scopes and times untouched, IPv6 mapped: {lines[7]!r}")
     if a.count(b"\n") != log.count(b"\n"):
         fail("one line out per line in")
+    # standard input: one pass, the prefix of a line teaches its host before the line is written
+    p = run(["redact"], input=log)
+    if p.returncode != 0 or b"node-a" in p.stdout or b"alice" in p.stdout or p.stdout.count(b"\n") != log.count(b"\n"):
+        fail(f"redact of standard input: exit {p.returncode}: {p.stdout[:300]!r}")
+    # pointers: distinct values stay distinct, with as many digits
+    ptrs = [f"0x{0x7f0000000000 + 4096 * i:012x}" for i in range(20000)] + [f"0x{i:08x}" for i in range(3000)]
+    p = run(["redact"], input=("".join(f"buffer {x} registered\n" for x in ptrs)).encode())
+    got = re.findall(rb"buffer (0x[0-9a-f]+) registered", p.stdout)
+    if len(got) != len(ptrs) or len(set(got)) != len(ptrs) or [len(g) for g in got] != [len(x) for x in ptrs]:
+        fail(f"pointers: {len(set(got))} distinct pseudonyms for {len(ptrs)} pointers")
+    if sum(1 for x, g in zip(ptrs, got) if x.encode() == g) > 2:
+        fail("pointers: many left as they were")
 
 print("redact: %d folders, %s" % (len(folders), "ok" if not failures else f"{len(failures)} failures"))
 sys.exit(1 if failures else 0)
