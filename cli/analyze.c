@@ -51,7 +51,7 @@ int cmd_analyze(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	report_opts ro = { FMT_TEXT, false, NCCLOG_VERSION };
+	report_opts ro = { FMT_TEXT, false, NCCLOG_VERSION, false };
 	enum color_mode cm = COLOR_AUTO;
 	char **extra = xcalloc((size_t)argc, sizeof *extra);
 	size_t nextra = 0;

@@ -341,7 +341,7 @@ out:
 
 int cmd_doctor(int argc, char **argv)
 {
-	dopts o = { .ro = { FMT_TEXT, false, NCCLOG_VERSION }, .cm = COLOR_AUTO, .timeout_ms = 1000, .gpus = -1 };
+	dopts o = { .ro = { FMT_TEXT, false, NCCLOG_VERSION, true }, .cm = COLOR_AUTO, .timeout_ms = 1000, .gpus = -1 };
 	o.peer = xcalloc((size_t)argc, sizeof *o.peer);
 	int status = parse(argc, argv, &o);
 	if (status >= 0) {

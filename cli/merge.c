@@ -84,7 +84,7 @@ int cmd_merge(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	report_opts ro = { FMT_TEXT, false, NCCLOG_VERSION };
+	report_opts ro = { FMT_TEXT, false, NCCLOG_VERSION, false };
 	enum color_mode cm = COLOR_AUTO;
 	int c;
 	optind = 1;

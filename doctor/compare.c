@@ -124,18 +124,11 @@ int compare_load(compare *c, model *m, const char *path, strbuf *err)
 	for (size_t i = 0; i < len; i++)
 		m->in[n->file].lines += text[i] == '\n';
 	/* the node as a process of the model */
-	grow(&m->procs, &m->proccap, m->nprocs, sizeof *m->procs);
-	proc *p = &m->procs[m->nprocs];
-	*p = (proc){ 0 };
-	p->host = intern_get(&m->str, slice_from(host));
-	p->pid = (long)c->n; /* distinct nodes may share a host name */
-	p->file = n->file;
-	p->lrank = p->frank = p->dev = p->rank = p->comm = p->busid = -1;
-	p->version = p->version_short = -1;
-	p->boot.name = p->boot.addr = p->oob.name = p->oob.addr = -1;
+	/* pid: distinct nodes may share a host name */
+	n->proc = model_add_proc(m, host, (long)c->n, n->file);
+	proc *p = &m->procs[n->proc];
 	const char *net = jstr(node, "net");
 	p->net = net ? intern_get(&m->str, slice_from(net)) : -1;
-	n->proc = (int)m->nprocs++;
 	const cJSON *boot = cJSON_GetObjectItemCaseSensitive(node, "bootstrap");
 	if (cJSON_IsObject(boot) && read_iface(boot, &n->boot)) {
 		n->has_boot = true;

@@ -11,19 +11,12 @@ const char *const doctor_section_names[DS_COUNT] = { "doctor:ifaces", "doctor:nc
 
 enum { K_ROUTABLE, K_LOOP, K_VIRTUAL, K_LINK_LOCAL };
 
-/* The names analyze treats as virtual, container, VPN or wireless. */
-static const char *const virtual_prefixes[] = {
-	"docker", "veth", "virbr", "br-", "cni", "flannel", "cali", "tun", "tap", "wg",
-	"tailscale", "ip6tnl", "vxlan", "wl", "cilium", "lxc", "kube-", "weave", "vnet", "podman",
-};
-
 int doctor_iface_kind(const dif *d)
 {
 	if (d->loopback || strcmp(d->name, "lo") == 0 || ipaddr_kind(&d->addr) == IP_LOOPBACK)
 		return K_LOOP;
-	for (size_t i = 0; i < sizeof virtual_prefixes / sizeof virtual_prefixes[0]; i++)
-		if (strncmp(d->name, virtual_prefixes[i], strlen(virtual_prefixes[i])) == 0)
-			return K_VIRTUAL;
+	if (model_iface_virtual(d->name))
+		return K_VIRTUAL;
 	if (ipaddr_kind(&d->addr) == IP_LINK_LOCAL)
 		return K_LINK_LOCAL;
 	return K_ROUTABLE;
@@ -597,15 +590,8 @@ static void write_peers(model *m, const doctor_facts *f, doctor_report *r)
 /* The node as a process of the model, so that findings name its host. */
 static int add_proc(model *m, const doctor_facts *f, int file)
 {
-	grow(&m->procs, &m->proccap, m->nprocs, sizeof *m->procs);
-	proc *p = &m->procs[m->nprocs];
-	*p = (proc){ 0 };
-	p->host = intern_get(&m->str, slice_from(f->node.host));
-	p->pid = f->node.pid;
-	p->file = file;
-	p->lrank = p->frank = p->dev = p->rank = p->comm = p->busid = -1;
-	p->version = p->version_short = -1;
-	p->boot.name = p->boot.addr = p->oob.name = p->oob.addr = -1;
+	int pi = model_add_proc(m, f->node.host, f->node.pid, file);
+	proc *p = &m->procs[pi];
 	p->net = intern_get(&m->str, slice_from(f->net));
 	if (f->pick.boot.n) {
 		const dif *d = &f->ifs.v[f->pick.boot.idx[0]];
@@ -615,7 +601,7 @@ static int add_proc(model *m, const doctor_facts *f, int file)
 		p->boot.addr = intern_get(&m->str, (slice){ a.p, a.n });
 		sb_free(&a);
 	}
-	return (int)m->nprocs++;
+	return pi;
 }
 
 void doctor_diagnose(model *m, const doctor_facts *f, doctor_report *r)

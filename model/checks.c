@@ -29,7 +29,7 @@ static const char *const virtual_prefixes[] = {
 	"tailscale", "ip6tnl", "vxlan", "wl", "cilium", "lxc", "kube-", "weave", "vnet", "podman",
 };
 
-static bool is_virtual_name(const char *n)
+bool model_iface_virtual(const char *n)
 {
 	for (size_t i = 0; i < sizeof virtual_prefixes / sizeof virtual_prefixes[0]; i++)
 		if (strncmp(n, virtual_prefixes[i], strlen(virtual_prefixes[i])) == 0)
@@ -44,7 +44,7 @@ static enum if_kind iface_kind(const model *m, iface f)
 	bool ok = ipaddr_parse(slice_from(intern_str(&m->str, f.addr)), &a);
 	if (strcmp(name, "lo") == 0 || (ok && ipaddr_kind(&a) == IP_LOOPBACK))
 		return IFK_LOOP;
-	if (is_virtual_name(name))
+	if (model_iface_virtual(name))
 		return IFK_VIRTUAL;
 	if (ok && ipaddr_kind(&a) == IP_LINK_LOCAL)
 		return IFK_LINK_LOCAL;

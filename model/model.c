@@ -121,6 +121,11 @@ static int proc_new(model *m, int host, long pid, int file)
 	return (int)m->nprocs++;
 }
 
+int model_add_proc(model *m, const char *host, long pid, int file)
+{
+	return proc_new(m, host ? intern_get(&m->str, slice_from(host)) : -1, pid, file);
+}
+
 static int proc_find(model *m, int host, long pid)
 {
 	/* newest first: the process of the last lines is the likely one */

@@ -185,6 +185,12 @@ typedef struct model {
 
 void model_init(model *m, const catalog *cat);
 void model_free(model *m);
+/* Adds a process that no log line introduced (doctor's node, say): host
+ * and pid as given, everything else unknown. Returns its index. */
+int model_add_proc(model *m, const char *host, long pid, int file);
+/* True for interface names NCCL users should not bootstrap over: container
+ * bridges and veths, VPNs and tunnels, wireless (docker*, veth*, wl*, ...). */
+bool model_iface_virtual(const char *name);
 /* Registers an input; returns its index. */
 int model_add_input(model *m, const char *name);
 /* Feeds one record (after rule gating) of input `file`, at line `lineno`

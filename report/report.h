@@ -13,6 +13,7 @@ typedef struct report_opts {
 	enum report_format format;
 	bool color;
 	const char *version;
+	bool no_job;     /* text: the findings without the job summary (doctor) */
 } report_opts;
 
 /* Writes the report to out. Returns 0, or -1 when writing failed. */

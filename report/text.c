@@ -220,7 +220,8 @@ int report_text(FILE *out, const model *m, const report_opts *o)
 		finding_text(&b, m, &m->fs, &m->fs.v[i], o->color);
 		sb_addc(&b, '\n');
 	}
-	summary_text(&b, m, o->color);
+	if (!o->no_job)
+		summary_text(&b, m, o->color);
 	size_t w = b.n ? fwrite(b.p, 1, b.n, out) : 0;
 	int rc = w == b.n ? 0 : -1;
 	sb_free(&b);
