@@ -22,8 +22,11 @@ static long cursor_rank(const view *v)
 static void goto_rank(view *v, size_t i)
 {
 	long row = rows_reveal(&v->rw, i, v->filter);
-	if (row >= 0)
+	if (row >= 0) {
 		v->tl_cur = row;
+		long page = timeline_page(v);
+		v->center = row < v->tl_top || row >= v->tl_top + page;
+	}
 	if (v->dmode != DET_RAW || v->focus == PANE_TIMELINE)
 		v->dmode = DET_RANK;
 	v->dt_top = 0;
@@ -241,6 +244,8 @@ static void jump(view *v, bool errors, int dir)
 	}
 	unsigned want = errors ? RF_ERROR | RF_TIMEOUT | RF_ABORT | RF_STOPPED : RF_WARN | RF_NOINIT;
 	long n = (long)v->rw.nr, cur = cursor_rank(v);
+	if (cur >= 0 && v->rw.vis[v->tl_cur].group && dir > 0)
+		cur--; /* on a group row: its first rank is next */
 	for (long k = 1; k <= n; k++) {
 		long i = ((cur + dir * k) % n + n) % n;
 		if ((v->rw.r[i].flags & want) && rows_pass(&v->rw, (size_t)i, v->filter)) {
@@ -301,8 +306,8 @@ static void back(view *v)
 {
 	if (v->dmode != DET_RAW)
 		return;
-	v->dmode = view_finding(v) && v->focus != PANE_TIMELINE && v->fd_cur >= 0 && v->nfvis ? DET_FINDING : DET_RANK;
-	v->focus = v->dmode == DET_FINDING ? PANE_FINDINGS : PANE_TIMELINE;
+	v->focus = v->from;
+	v->dmode = v->from == PANE_FINDINGS ? DET_FINDING : DET_RANK;
 }
 
 /* Up, down, page, first, last in the focused pane. */

@@ -189,8 +189,15 @@ static void rank_text(view *v, strbuf *b)
 		sb_printf(&raw, "  net %s", intern_str(&m->str, p->net));
 	sb_addc(&raw, '\n');
 	sb_adds(&raw, "status:");
-	if (r->flags & RF_STOPPED)
-		sb_adds(&raw, " STOPPED EARLY (its last line is behind the other ranks');");
+	if (r->flags & RF_STOPPED) {
+		static const char *const why[] = {
+			[STOP_NONE] = "", [STOP_LATE] = "its last line is long before the other ranks' last lines",
+			[STOP_PHASE] = "other ranks got to a later phase",
+			[STOP_FEWER] = "it logged less of this phase than the other ranks",
+			[STOP_NO_REPORT] = "the other ranks' watchdogs reported a timeout, it did not",
+			[STOP_FINDING] = "named by a straggler finding" };
+		sb_printf(&raw, " STOPPED EARLY (%s);", why[r->why]);
+	}
 	if (r->flags & RF_NOINIT)
 		sb_adds(&raw, " never logged Init COMPLETE;");
 	if (r->flags & RF_ERROR)
@@ -213,15 +220,15 @@ static void rank_text(view *v, strbuf *b)
 		sb_addc(&raw, '\n');
 	escape_lines(v->t, b, &raw);
 	unsigned nrec = p->nrecent < PROC_RECENT ? p->nrecent : PROC_RECENT;
-	sb_printf(b, "its last %u NCCL lines (Enter: the file around its last line):\n", nrec);
-	for (unsigned k = 0; k < nrec; k++) {
-		const lineref *lr = &p->recent[(p->nrecent - nrec + k) % PROC_RECENT];
-		sb_adds(b, "  ");
-		raw_line(v, lr->file, lr->line, lr->off, true, NULL, b);
-	}
 	if (p->nlines && (!nrec || p->recent[(p->nrecent - 1) % PROC_RECENT].line != p->last_line)) {
 		sb_adds(b, "its last line of any kind:\n  ");
 		raw_line(v, p->last_file, p->last_line, 0, false, NULL, b);
+	}
+	sb_printf(b, "its last %u NCCL lines, newest first (Enter: the file around its last line):\n", nrec);
+	for (unsigned k = 1; k <= nrec; k++) {
+		const lineref *lr = &p->recent[(p->nrecent - k) % PROC_RECENT];
+		sb_adds(b, "  ");
+		raw_line(v, lr->file, lr->line, lr->off, true, NULL, b);
 	}
 	sb_free(&raw);
 }

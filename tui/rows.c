@@ -97,6 +97,12 @@ static void flag_stopped(const model *m, rows *w)
 	if (behind < 10)
 		behind = 10;
 	unsigned med = maxph < PH_COMPLETE && !w->timed ? median_records(m, w, maxph) : 0;
+	/* most ranks' watchdogs reported a collective timing out: the ranks
+	 * without a report never got that far */
+	intset wd = { 0 };
+	for (size_t i = 0; i < m->nwd; i++)
+		intset_add(&wd, m->wd[i].proc);
+	bool wd_most = wd.n * 2 > w->nr;
 	for (size_t i = 0; i < w->nr; i++) {
 		rrank *r = &w->r[i];
 		const proc *p = &m->procs[r->proc];
@@ -105,9 +111,13 @@ static void flag_stopped(const model *m, rows *w)
 		bool late = w->timed && time_dated(p->last_time) && w->t1 - p->last_time > behind && !p->destroyed;
 		bool lower = p->phase < maxph && p->phase < PH_COMPLETE;
 		bool fewer = med && p->phase == maxph && p->nrecent < med;
-		if (late || lower || fewer)
+		bool no_report = wd_most && !intset_has(&wd, r->proc) && !p->destroyed;
+		if (late || lower || fewer || no_report) {
 			r->flags |= RF_STOPPED;
+			r->why = late ? STOP_LATE : lower ? STOP_PHASE : fewer ? STOP_FEWER : STOP_NO_REPORT;
+		}
 	}
+	intset_free(&wd);
 }
 
 static void flag_findings(const model *m, rows *w)
@@ -131,8 +141,10 @@ static void flag_findings(const model *m, rows *w)
 				r->sev = (int)f->severity;
 			if (timeout)
 				r->flags |= RF_TIMEOUT;
-			if (behind)
+			if (behind && !(r->flags & RF_STOPPED)) {
 				r->flags |= RF_STOPPED;
+				r->why = STOP_FINDING;
+			}
 			/* an error finding marks the ranks that failed themselves, not
 			 * every rank of a job-wide diagnosis */
 			if (f->severity == SEV_ERROR && (p->warned || p->aborted))
@@ -188,6 +200,11 @@ void rows_build(rows *w, const model *m)
 			r->last_line = lr->line;
 			r->last_off = lr->off;
 			r->last_known = true;
+			/* a later timestamped line of its own stream (training steps) */
+			if (time_dated(p->last_time) && p->last_file == lr->file && p->last_line > lr->line) {
+				r->last_line = p->last_line;
+				r->last_known = false;
+			}
 		} else if (p->nlines) {
 			r->last_file = p->last_file;
 			r->last_line = p->last_line;
@@ -216,16 +233,14 @@ void rows_build(rows *w, const model *m)
 
 bool rows_pass(const rows *w, size_t i, int min_sev)
 {
-	const rrank *r = &w->r[i];
-	if (min_sev < 0)
+	/* by what the rank itself did: a job-wide finding names every rank
+	 * and would filter nothing out */
+	unsigned f = w->r[i].flags;
+	if (min_sev <= SEV_INFO)
 		return true;
-	/* stopping early is as bad as an error, missing init as a warning */
-	int sev = r->sev;
-	if (r->flags & (RF_STOPPED | RF_ERROR | RF_TIMEOUT | RF_ABORT))
-		sev = SEV_ERROR;
-	else if ((r->flags & (RF_NOINIT | RF_WARN)) && sev < SEV_WARNING)
-		sev = SEV_WARNING;
-	return sev >= min_sev;
+	if (f & (RF_STOPPED | RF_ERROR | RF_TIMEOUT | RF_ABORT))
+		return true;
+	return min_sev == SEV_WARNING && (f & (RF_NOINIT | RF_WARN));
 }
 
 void rows_layout(rows *w, int min_sev)

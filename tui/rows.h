@@ -16,15 +16,20 @@ enum rank_flag {
 	RF_ABORT = 32,   /* its communicator was aborted */
 };
 
+/* Why a rank counts as stopped early (the first reason found). */
+enum stop_why { STOP_NONE, STOP_LATE, STOP_PHASE, STOP_FEWER, STOP_NO_REPORT, STOP_FINDING };
+
 typedef struct rrank {
 	int proc;
 	int rank;              /* -1 unknown */
 	int group;
 	unsigned flags;
+	enum stop_why why;
 	int sev;               /* worst severity of its findings, -1 none */
 	int last_file;         /* where its last line is, -1 unknown */
 	uint64_t last_line, last_off;
 	bool last_known;       /* last_off found */
+	bool last_checked;     /* a launcher's own line at the end was skipped */
 } rrank;
 
 typedef struct rgroup {
@@ -56,9 +61,11 @@ typedef struct rows {
  * host survives. */
 void rows_build(rows *w, const model *m);
 /* Recomputes the visible rows: groups, and the ranks of expanded groups
- * whose worst severity is at least min_sev (-1: all ranks). */
+ * that pass the severity filter (-1: all ranks). */
 void rows_layout(rows *w, int min_sev);
-/* Whether rank row i passes the severity filter. */
+/* Whether rank row i passes the filter: at error level the ranks that
+ * stopped early, failed, timed out or aborted; at warning level also those
+ * that warned or never completed init. */
 bool rows_pass(const rows *w, size_t i, int min_sev);
 /* The visible row of rank i, expanding its group when needed; -1 when the
  * filter hides it. */

@@ -222,6 +222,18 @@ static void group_row(view *v, const cols *c, int y, size_t gi, bool cur)
 		sb_printf(&b, "  %d stopped early", g->nstopped);
 	if (g->nnoinit)
 		sb_printf(&b, "  %d without Init COMPLETE", g->nnoinit);
+	size_t nerr = 0, ntmo = 0, nwarn = 0;
+	for (size_t i = g->first; i < g->first + g->n; i++) {
+		nerr += (v->rw.r[i].flags & RF_ERROR) != 0;
+		ntmo += (v->rw.r[i].flags & RF_TIMEOUT) != 0;
+		nwarn += (v->rw.r[i].flags & RF_WARN) != 0;
+	}
+	if (nerr)
+		sb_printf(&b, "  %zu failed", nerr);
+	if (ntmo)
+		sb_printf(&b, "  %zu timed out", ntmo);
+	if (nwarn)
+		sb_printf(&b, "  %zu warned", nwarn);
 	size_t nhl = 0;
 	const finding *f = view_finding(v);
 	if (f && v->focus != PANE_TIMELINE)
@@ -243,6 +255,10 @@ void timeline_draw(view *v)
 		v->tl_cur = n - 1;
 	if (v->tl_cur < 0)
 		v->tl_cur = 0;
+	if (v->center) {
+		v->tl_top = v->tl_cur - page / 2;
+		v->center = false;
+	}
 	if (v->tl_top > v->tl_cur)
 		v->tl_top = v->tl_cur;
 	if (v->tl_cur >= v->tl_top + page)

@@ -38,6 +38,7 @@ void view_init(view *v, const model *m, term *t, lineidx *idx)
 		for (size_t i = 0; i < v->rw.nr; i++)
 			if (v->rw.r[i].flags & want) {
 				v->tl_cur = rows_reveal(&v->rw, i, v->filter);
+				v->center = true;
 				return;
 			}
 }
@@ -82,9 +83,48 @@ void view_status(view *v, const char *fmt, ...)
 	term_escape(v->t, &v->msg, slice_from(buf));
 }
 
+/* Whether a line read back belongs to a rank: an NCCL line or one with a
+ * launcher's rank tag, not a launcher's own message that the model gave to
+ * the last process of a shared stream ("slurmstepd: ... CANCELLED"). */
+static bool own_line(slice raw)
+{
+	record rec;
+	record_parse(raw, &rec);
+	return rec.nccl || rec.ln.rank >= 0 || rec.ln.local >= 0;
+}
+
+static void settle_last(view *v, rrank *r)
+{
+	r->last_checked = true;
+	const proc *p = &v->m->procs[r->proc];
+	unsigned n = p->nrecent < PROC_RECENT ? p->nrecent : PROC_RECENT;
+	if (!r->last_known || n < 2)
+		return;
+	strbuf raw = { 0 };
+	for (unsigned k = 1; k <= n; k++) {
+		const lineref *lr = &p->recent[(p->nrecent - k) % PROC_RECENT];
+		if ((size_t)lr->file >= v->m->nin)
+			break;
+		sb_clear(&raw);
+		if (lineidx_read(&v->idx[lr->file], lr->off, &raw) != 0)
+			break;
+		if (own_line((slice){ raw.p ? raw.p : "", raw.n })) {
+			if (r->last_off == p->recent[(p->nrecent - 1) % PROC_RECENT].off) {
+				r->last_file = lr->file;
+				r->last_line = lr->line;
+				r->last_off = lr->off;
+			}
+			break;
+		}
+	}
+	sb_free(&raw);
+}
+
 void view_last_line(view *v, size_t i, strbuf *b)
 {
 	rrank *r = &v->rw.r[i];
+	if (!r->last_checked)
+		settle_last(v, r);
 	if (r->last_file < 0 || (size_t)r->last_file >= v->m->nin)
 		return;
 	lineidx *x = &v->idx[r->last_file];
@@ -113,6 +153,8 @@ void view_drill(view *v, int file, uint64_t line)
 	v->raw_file = file;
 	v->raw_mark = line;
 	v->raw_top = 0; /* centred by the next draw, once the pane's height is known */
+	if (v->dmode != DET_RAW)
+		v->from = v->focus == PANE_FINDINGS || v->dmode == DET_FINDING ? PANE_FINDINGS : PANE_TIMELINE;
 	v->dmode = DET_RAW;
 	v->focus = PANE_DETAIL;
 }

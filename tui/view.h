@@ -26,12 +26,14 @@ typedef struct view {
 	int H, W, tl_y, tl_h, fd_y, fd_h, dt_y, dt_h;
 	/* timeline */
 	long tl_cur, tl_top;
+	bool center;           /* scroll the cursor to mid-pane at the next draw */
 	/* findings: indices into m->fs passing the filter */
 	int *fvis;
 	size_t nfvis, fviscap;
 	long fd_cur, fd_top;
 	/* detail */
 	enum detail_mode dmode;
+	enum pane from;        /* where Esc returns from raw lines */
 	long dt_top;           /* first line shown (summary modes) */
 	size_t dt_lines;       /* lines of the last summary drawn */
 	int raw_file;

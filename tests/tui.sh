@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# TUI tests: drive the real `ncclog view` in tmux (send-keys, capture-pane)
+# and assert what is on the screen.
+# usage: tui.sh NCCLOG SOURCE_ROOT
+set -u
+bin=$(realpath "$1")
+root=$(realpath "$2")
+if ! command -v tmux >/dev/null; then
+	echo "SKIP: tmux is not installed (scripts/install-deps.sh installs it)"
+	exit 77
+fi
+tmp=$(mktemp -d)
+sock="ncclog-tui-$$"
+tm() { tmux -L "$sock" "$@"; }
+cleanup() { tm kill-server 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL: $*"
+	echo "--- screen:"
+	cat "$tmp/screen"
+	echo "---"
+}
+
+# A shell in a fresh session of the given size; the prompt is "tui$ ".
+session() {
+	tm kill-session -t t 2>/dev/null
+	tm new-session -d -s t -x "$1" -y "$2" \
+		"env -i PATH=$PATH HOME=$tmp HISTFILE=/dev/null TERM=screen LANG=${3:-C.UTF-8} PS1='tui$ ' bash --norc --noprofile"
+	wait_for 'tui\$' "shell prompt"
+}
+snap() { tm capture-pane -p -t t >"$tmp/screen"; }
+# wait_for REGEX WHAT: polls the screen until REGEX shows (5 s at most)
+wait_for() {
+	for _ in $(seq 50); do
+		snap
+		if grep -qE -- "$1" "$tmp/screen"; then ok; return 0; fi
+		sleep 0.1
+	done
+	fail "${2:-screen}: no /$1/"
+	return 1
+}
+# gone REGEX WHAT: polls until REGEX is no longer on the screen
+gone() {
+	for _ in $(seq 50); do
+		snap
+		if ! grep -qE -- "$1" "$tmp/screen"; then ok; return 0; fi
+		sleep 0.1
+	done
+	fail "${2:-screen}: /$1/ still there"
+	return 1
+}
+has() { if grep -qE -- "$1" "$tmp/screen"; then ok; else fail "$2: no /$1/"; fi; }
+lacks() { if grep -qE -- "$1" "$tmp/screen"; then fail "$2: unexpected /$1/"; else ok; fi; }
+keys() { tm send-keys -t t "$@"; }
+view() { keys "cd $root && $bin view $*" Enter; }
+# after the viewer: the prompt is back, the terminal echoes and reads lines
+sane() {
+	wait_for '^tui\$ ?$' "$1: prompt back"
+	keys "clear; stty -a | tr ' ;' '\n\n' | grep -xE 'echo|icanon|-echo|-icanon' | tr '\n' ' '; echo" Enter
+	wait_for '(^| )icanon( |$)' "$1: stty shows icanon"
+	has '(^| )echo( |$)' "$1: stty shows echo"
+	lacks '-echo|-icanon' "$1: terminal left raw"
+}
+# the last line of the screen is the status line, and the header is on top
+layout_ok() {
+	snap
+	has '^ ncclog view ' "$1: header"
+	has 'Findings' "$1: findings pane"
+	has '^ (Rank|Finding)( |$)' "$1: detail pane"
+	if tail -n 1 "$tmp/screen" | grep -qE 'help|q quit'; then ok; else fail "$1: status line not at the bottom"; fi
+}
+
+scen=samples/lightning-2node-docker0/rank*.log
+stuck=samples/init-incomplete/slurm-551204.log
+
+# --- rank rows, host groups, findings, on the seed scenario
+session 120 40
+view "$scen"
+wait_for 'node-a +ranks 0-3' "host group node-a"
+has 'node-b +ranks 4-7' "host group node-b"
+for r in 0 1 2 3 4 5 6 7; do has "r$r +\[" "rank row r$r"; done
+has '8/8 ranks +2 hosts +NCCL 2\.21\.5' "header summary"
+has '5 errors 2 warnings 1 info' "finding counts"
+has 'socket-iface-virtual\] ranks 4-7 on node-b' "findings pane"
+has '~ r1 ' "ranks without Init COMPLETE are marked ~"
+has 'r0 .*✗' "the ranks that failed carry the error glyph"
+has 'bootstrap\.cc:143 -> 2' "last line seen of rank 0"
+
+# navigation: the detail pane follows the cursor
+has '^ rank 0 of 8 +host node-a' "starts on the first rank that missed Init COMPLETE"
+keys j; wait_for '^ rank 1 of 8' "j moves down"
+keys Down; wait_for '^ rank 2 of 8' "Down moves down"
+keys k; wait_for '^ rank 1 of 8' "k moves up"
+keys G; wait_for '^ rank 7 of 8 +host node-b' "G goes to the last rank"
+keys g; wait_for 'select a rank' "g goes to the first row (a host group)"
+keys NPage; wait_for '^ rank [0-9]+ of 8' "PgDn lands on a rank"
+keys PPage; wait_for 'select a rank' "PgUp back to the top"
+
+# search, then n/N
+keys / r 5 Enter; wait_for '^ rank 5 of 8' "/r5 finds rank 5"
+keys / d o c k e r 0 Enter; wait_for '^ rank [4-7] of 8' "/docker0 finds a rank on node-b"
+keys / n o - s u c h - t e x t Enter; wait_for 'not found: no-such-text' "a failed search says so"
+keys / r 2 Enter; wait_for '^ rank 2 of 8' "/r2"
+keys / r 6 Enter; wait_for '^ rank 6 of 8' "/r6"
+keys N; wait_for '^ rank 6 of 8|^ rank 2 of 8' "N searches backwards"
+
+# e/w jump to the ranks that failed / warned
+keys g e; wait_for '^ rank 0 of 8' "e: the first rank with an error"
+keys e; wait_for '^ rank 3 of 8' "e: the next one"
+keys E; wait_for '^ rank 0 of 8' "E: back"
+keys w; wait_for '^ rank [0-9] of 8' "w: a rank that warned"
+
+# Tab to the findings; a finding highlights its ranks; Enter opens evidence
+keys Tab; wait_for '^ Finding( |$)' "Tab: the findings pane"
+has '^ error\[socket-iface-virtual\]' "the detail pane shows the finding"
+has '^\*~ r4 ' "its ranks are highlighted (*) in the timeline"
+lacks '^\*~ r0 ' "other ranks are not highlighted"
+keys j; wait_for '^ error\[socket-iface-mismatch\]' "j moves in the findings"
+keys Enter; wait_for 'rank[0-9]\.log +line [0-9]+ of' "Enter opens the evidence in its file"
+has '^>' "the evidence line is marked"
+keys Escape; wait_for '^ Finding( |$)' "Esc goes back"
+keys Tab Tab; wait_for '^ Rank( |$)' "Tab cycles back to the timeline"
+keys g j Enter; wait_for 'rank0\.log +line' "Enter on a rank opens its last line"
+keys Escape; wait_for '^ Rank( |$)' "Esc back to the rank"
+
+# the severity filter
+keys f; wait_for 'filter: warning\+' "f: warnings and errors"
+has 'Findings 7 of 8' "f hides info findings"
+keys f; wait_for 'filter: error\+' "f again: errors only"
+has 'Findings 5 of 8' "only the error findings"
+lacks 'r1 +\[' "ranks without an error are filtered out"
+has 'r0 +\[' "ranks with an error stay"
+keys f; gone 'filter: (warning|error)\+' "f a third time: all again"
+
+# host groups fold
+keys g Enter; wait_for '▸ node-a' "Enter on a host folds it"
+lacks 'r0 +\[' "a folded host hides its ranks"
+keys Enter; wait_for '▾ node-a' "and unfolds it"
+keys c; wait_for '▸ node-b' "c folds all"
+keys c; wait_for '▾ node-b' "c unfolds all"
+
+# help
+keys '?'; wait_for 'ncclog view: keys' "? shows help"
+keys x; gone 'ncclog view: keys' "any key closes help"
+
+# resize keeps a usable layout
+tm resize-window -t t -x 80 -y 24
+sleep 0.3; keys j k
+wait_for '^ ncclog view' "80x24 redraw"
+layout_ok "80x24"
+has 'r7 +\[' "80x24: every rank row fits"
+tm resize-window -t t -x 200 -y 50
+sleep 0.3; keys j k
+wait_for 'last line seen' "200x50 redraw"
+layout_ok "200x50"
+has 'node-b +ranks 4-7' "200x50: groups"
+keys q
+sane "q"
+
+# --- the stuck rank stands out (no colour needed: a marker character)
+session 80 24
+view "$stuck"
+wait_for '^ ! r6 ' "the rank that stopped early is marked !"
+has 'stopped: comm .* rank 6 ' "and shows where it stopped"
+has '^ !▾ node-b .*1 stopped early' "its host group says so"
+has '^ rank 6 of 8' "the cursor starts on it"
+layout_ok "80x24 stuck"
+keys C-c
+sane "SIGINT"
+
+# --- ASCII under LANG=C, no colour with NO_COLOR / --color never
+session 100 30 C
+keys "export NO_COLOR=1" Enter
+view "$stuck"
+wait_for '^ ! r6 ' "LANG=C: marker"
+has '===>' "LANG=C: ASCII bars"
+if LC_ALL=C grep -q $'[\x80-\xff]' "$tmp/screen"; then fail "LANG=C: non-ASCII bytes on screen"; else ok; fi
+tm capture-pane -e -p -t t >"$tmp/esc"
+if grep -qE $'\e\\[[0-9;]*3[1-7](;[0-9]+)*m' "$tmp/esc"; then fail "NO_COLOR: colours drawn"; else ok; fi
+keys q
+sane "LANG=C"
+keys "unset NO_COLOR" Enter
+view --color never "$stuck"
+wait_for '^ ! r6 ' "--color never"
+tm capture-pane -e -p -t t >"$tmp/esc"
+if grep -qE $'\e\\[[0-9;]*3[1-7](;[0-9]+)*m' "$tmp/esc"; then fail "--color never: colours drawn"; else ok; fi
+keys q
+sane "--color never"
+view "$stuck"
+wait_for '^ ! r6 ' "colour by default"
+tm capture-pane -e -p -t t >"$tmp/esc"
+if grep -qE $'\e\\[[0-9;]*3[1-7](;[0-9]+)*m' "$tmp/esc"; then ok; else fail "default: no colour on a colour terminal"; fi
+
+# SIGTERM restores the terminal too
+keys q
+wait_for '^tui\$ ?$' "prompt"
+keys "sh -c 'echo \$\$ >$tmp/pid; exec $bin view $root/$stuck'" Enter
+wait_for '^ ! r6 ' "view for SIGTERM"
+kill -TERM "$(cat "$tmp/pid")"
+sane "SIGTERM"
+
+# --- log bytes are escaped before drawing
+printf 'node-x:100:100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nnode-x:100:101 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1000 commId 0x2 - Init START\nnode-x:100:101 [0] NCCL WARN evil \033]0;pwned\007 \033[2J bytes\n' >"$tmp/evil.log"
+session 120 30
+view "$tmp/evil.log"
+wait_for 'r0 ' "hostile log"
+has 'evil \\x1b\]0;pwned\\x07 \\x1b\[2J bytes' "escape sequences are shown as text"
+keys q
+sane "hostile log"
+
+# --- a 512-rank job with one stuck rank: the first screen says who and where
+python3 "$root/tests/gen-job.py" "$tmp/job" --ranks 512 --stuck 301
+session 120 40
+view "$tmp/job/*.log"
+wait_for '512/512 ranks +64 hosts' "512 ranks"
+has '^ !▾ node-037 .*1 stopped early' "the stuck rank's host is unfolded and marked"
+has '^ ! r301 .*stopped: .*rank 301 step 700' "the stuck rank and its last line"
+has '^ rank 301 of 512' "the cursor is on it"
+has 'axis: time' "timestamps give a time axis"
+has '▸ node-036 .*8 timed out' "the other hosts are folded, timing out"
+# scrolling through all of it stays quick: draw only what is visible
+keys c
+wait_for '▸ node-037' "c folds all"
+keys c
+wait_for 'all host groups unfolded' "c again unfolds all"
+start=$(date +%s%N)
+for _ in $(seq 10); do keys NPage; done
+keys G
+wait_for '^ rank 511 of 512' "G reaches the last of 512 ranks"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+if [ "$ms" -lt 4000 ]; then ok; else fail "paging through 512 ranks took $ms ms"; fi
+keys q
+sane "512 ranks"
+
+echo "tui: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
