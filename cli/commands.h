@@ -12,7 +12,6 @@ int cmd_analyze(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_live(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
-int cmd_view(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_redact(int argc, char **argv);
 int cmd_view(int argc, char **argv);

@@ -21,7 +21,6 @@ static const char usage[] =
 	"  live [FILE...]      diagnose a running job as its logs arrive (stdin, or --follow files)\n"
 	"  merge SUMMARY...    merge per-node summaries of `analyze --summary`\n"
 	"  explain ID          the long text of one finding id (--list: all ids)\n"
-	"  view FILE...        the per-rank timeline: who stopped where (terminal UI)\n"
 	"  rules list|test     the loaded rules; test them against their sample lines\n"
 	"  redact [FILE...]    a copy of the logs with hosts, addresses, pids, users hidden\n"
 	"  view FILE...        the per-rank timeline: who stopped where (terminal UI)\n"
@@ -92,8 +91,6 @@ int main(int argc, char **argv)
 		return cmd_merge(argc - 1, argv + 1);
 	if (strcmp(cmd, "explain") == 0)
 		return cmd_explain(argc - 1, argv + 1);
-	if (strcmp(cmd, "view") == 0)
-		return cmd_view(argc - 1, argv + 1);
 	if (strcmp(cmd, "rules") == 0)
 		return cmd_rules(argc - 1, argv + 1);
 	if (strcmp(cmd, "redact") == 0)
