@@ -34,16 +34,12 @@ static int fail(source *s, strbuf *err, const char *why)
 	return -1;
 }
 
-/* Reads more input after what is not consumed yet; sets eof at the end. */
+/* Reads more input; sets eof at the end. Called once all input is
+ * consumed, or while the magic is sniffed (less than 4 bytes read). */
 static int refill(source *s, strbuf *err)
 {
 	if (s->in_pos == s->in_len)
 		s->in_pos = s->in_len = 0;
-	if (s->in_len == IN_CHUNK && s->in_pos > 0) {
-		memmove(s->in, s->in + s->in_pos, s->in_len - s->in_pos);
-		s->in_len -= s->in_pos;
-		s->in_pos = 0;
-	}
 	for (;;) {
 		ssize_t n = read(s->fd, s->in + s->in_len, IN_CHUNK - s->in_len);
 		if (n < 0 && errno == EINTR)
