@@ -106,12 +106,32 @@ int cmd_view(int argc, char **argv)
 			free(extra);
 			return 2;
 		}
+	/* unreadable inputs are reported before the screen is taken over */
+	strbuf loaderr = { 0 };
+	char **good = xcalloc((size_t)nfiles, sizeof *good);
+	int ngood = 0;
+	for (int i = 0; i < nfiles; i++)
+		if (load_check(paths[i], &loaderr) == 0)
+			good[ngood++] = paths[i];
+	if (ngood == 0) {
+		for (const char *l = loaderr.p; l && *l;) {
+			size_t n = strcspn(l, "\n");
+			cli_error("%.*s", (int)n, l);
+			l += n + (l[n] == '\n');
+		}
+		sb_free(&loaderr);
+		free(good);
+		free(extra);
+		return 2;
+	}
 	setup s;
 	strbuf err = { 0 };
 	if (setup_load(&s, extra, nextra, &err) != 0) {
 		cli_error("%s", err.p);
 		sb_free(&err);
+		sb_free(&loaderr);
 		setup_free(&s);
+		free(good);
 		free(extra);
 		return 2;
 	}
@@ -121,17 +141,18 @@ int cmd_view(int argc, char **argv)
 	if (term_open(&t, color, &err) != 0) {
 		cli_error("view: %s", err.p);
 		sb_free(&err);
+		sb_free(&loaderr);
 		setup_free(&s);
+		free(good);
 		free(extra);
 		return 2;
 	}
 	model m;
 	model_init(&m, &s.cat);
-	lineidx *idx = xcalloc((size_t)nfiles, sizeof *idx);
+	lineidx *idx = xcalloc((size_t)ngood, sizeof *idx);
 	progress pr = { .t = &t };
 	clock_gettime(CLOCK_MONOTONIC, &pr.start);
-	strbuf loaderr = { 0 };
-	int nread = load_files(&m, &s.rs, paths, (size_t)nfiles, idx, on_progress, &pr, &loaderr);
+	int nread = load_files(&m, &s.rs, good, (size_t)ngood, idx, on_progress, &pr, &loaderr);
 	int status = loaderr.n ? 2 : 0;
 	if (nread > 0) {
 		model_check(&m);
@@ -163,6 +184,7 @@ int cmd_view(int argc, char **argv)
 	setup_free(&s);
 	sb_free(&err);
 	sb_free(&loaderr);
+	free(good);
 	free(extra);
 	return nread == 0 ? 2 : status;
 }

@@ -74,6 +74,22 @@ layout_ok() {
 	if tail -n 1 "$tmp/screen" | grep -qE 'help|q quit'; then ok; else fail "$1: status line not at the bottom"; fi
 }
 
+# --- usage errors are reported before the screen is taken
+expect2() {
+	local what=$1; shift
+	"$bin" view "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	local rc=$?
+	if [ "$rc" -eq 2 ] && [ -s "$tmp/err" ]; then ok; else echo "FAIL: $what: exit $rc, stderr: $(cat "$tmp/err")"; failed=$((failed + 1)); fi
+}
+expect2 "no file"
+expect2 "standard input" -
+expect2 "missing file" "$tmp/nope.log"
+gzip -c "$root/samples/init-incomplete/slurm-551204.log" >"$tmp/c.log.gz"
+expect2 "compressed file" "$tmp/c.log.gz"
+if grep -q compressed "$tmp/err"; then ok; else echo "FAIL: compressed: $(cat "$tmp/err")"; failed=$((failed + 1)); fi
+expect2 "bad option" --bogus x
+if "$bin" view --help | grep -q 'usage: ncclog view'; then ok; else echo "FAIL: view --help"; failed=$((failed + 1)); fi
+
 scen=samples/lightning-2node-docker0/rank*.log
 stuck=samples/init-incomplete/slurm-551204.log
 
@@ -202,6 +218,16 @@ keys "sh -c 'echo \$\$ >$tmp/pid; exec $bin view $root/$stuck'" Enter
 wait_for '^ ! r6 ' "view for SIGTERM"
 kill -TERM "$(cat "$tmp/pid")"
 sane "SIGTERM"
+
+# --- an unreadable input among readable ones: shown, then exit status 2
+keys "clear" Enter
+view "$stuck" /nonexistent.log
+wait_for 'not read: /nonexistent.log' "the unreadable input is named in the status line"
+has '^ ! r6 ' "the readable one is shown"
+keys q
+wait_for '^tui\$ ?$' "prompt"
+keys "echo status=\$?" Enter
+wait_for 'status=2' "exit status 2 after an unreadable input"
 
 # --- log bytes are escaped before drawing
 printf 'node-x:100:100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nnode-x:100:101 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1000 commId 0x2 - Init START\nnode-x:100:101 [0] NCCL WARN evil \033]0;pwned\007 \033[2J bytes\n' >"$tmp/evil.log"

@@ -28,8 +28,7 @@ static void checkpoint(const pipeline *p, lineidx *x)
 	lineidx_mark(x, p->ls.lineno + 1, p->ls.ncarry ? p->ls.carry_off : p->ls.pos);
 }
 
-static int load_one(model *m, ruleset *rs, const char *path, lineidx *idx, char *buf, uint64_t *done,
-		    uint64_t total, load_progress_fn progress, void *ctx, strbuf *err)
+static int open_checked(const char *path, strbuf *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	struct stat st;
@@ -38,9 +37,36 @@ static int load_one(model *m, ruleset *rs, const char *path, lineidx *idx, char 
 		if (fd >= 0)
 			close(fd);
 		sb_printf(err, "%s: %s\n", path, fd < 0 ? strerror(errno) : "not a regular file");
-		return 0;
+		return -1;
+	}
+	unsigned char magic[4] = { 0 };
+	if (pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
+	    ((magic[0] == 0x1f && magic[1] == 0x8b) ||
+	     (magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd))) {
+		/* raw lines are read back by offset into the file itself */
+		sb_printf(err, "%s: compressed; view needs it decompressed (zcat or zstdcat it to a file)\n", path);
+		close(fd);
+		return -1;
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+int load_check(const char *path, strbuf *err)
+{
+	int fd = open_checked(path, err);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int load_one(model *m, ruleset *rs, const char *path, lineidx *idx, char *buf, uint64_t *done,
+		    uint64_t total, load_progress_fn progress, void *ctx, strbuf *err)
+{
+	int fd = open_checked(path, err);
+	if (fd < 0)
+		return 0;
 	pipeline p;
 	int file = model_add_input(m, path);
 	lineidx *x = &idx[file];

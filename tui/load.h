@@ -11,6 +11,9 @@
  * false to stop loading (the user interrupted). */
 typedef bool (*load_progress_fn)(void *ctx, uint64_t done, uint64_t total, const char *name);
 
+/* Whether path can be viewed: a readable regular file, not compressed.
+ * On error, -1 is returned and a line is appended to *err. */
+int load_check(const char *path, strbuf *err);
 /* Bytes in all the inputs, for the progress bar (unreadable ones count 0). */
 uint64_t load_total(char **paths, size_t n);
 /* Feeds each path to the model as one input and initialises idx[f] for

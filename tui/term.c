@@ -80,14 +80,14 @@ int term_open(term *t, bool want_color, strbuf *err)
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		t->tty = fopen("/dev/tty", "r+e");
 		if (!t->tty) {
-			sb_adds(err, "view needs a terminal (no /dev/tty)");
+			sb_adds(err, "needs a terminal (no /dev/tty)");
 			return -1;
 		}
 		in = out = t->tty;
 	}
 	const char *tname = getenv("TERM");
 	if (!tname || !*tname || strcmp(tname, "dumb") == 0) {
-		sb_adds(err, "view needs a terminal that can address the cursor (TERM is unset or dumb)");
+		sb_adds(err, "needs a terminal that can address the cursor (TERM is unset or dumb)");
 		term_close(t);
 		return -1;
 	}
