@@ -161,8 +161,11 @@ int cmd_view(int argc, char **argv)
 		view_init(&v, &m, &t, idx);
 		if (loaderr.n)
 			view_status(&v, "not read: %.*s", (int)strcspn(loaderr.p, "\n"), loaderr.p);
-		if (view_run(&v) != 0)
+		int rc = view_run(&v);
+		if (rc > 0)
 			status = 130; /* interrupted: the shell's convention for SIGINT */
+		else if (rc < 0)
+			status = 2;
 		view_free(&v);
 	}
 	term_close(&t);
@@ -175,6 +178,8 @@ int cmd_view(int argc, char **argv)
 		cli_error("view: none of the inputs could be read");
 	if (nread < 0)
 		status = 130;
+	if (nread > 0 && status == 2 && !loaderr.n)
+		cli_error("view: the terminal failed or went away");
 	if (s.rs.notes.n)
 		fprintf(stderr, "ncclog: %s", s.rs.notes.p);
 	for (size_t i = 0; i < m.nin; i++)

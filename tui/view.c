@@ -213,14 +213,14 @@ int view_run(view *v)
 	view_draw(v);
 	while (!v->quit) {
 		if (term_interrupted())
-			return -1;
+			return 1;
 		struct pollfd pf[2] = { { v->t->fd, POLLIN, 0 }, { v->data_fd, POLLIN, 0 } };
 		/* a timeout, so that a signal landing just before poll is seen */
 		int n = poll(pf, v->data_fd >= 0 ? 2 : 1, 500);
 		if (n < 0 && errno != EINTR)
 			return -1;
 		if (term_interrupted())
-			return -1;
+			return 1;
 		bool dirty = false;
 		if (n > 0 && (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
 			return -1; /* the terminal went away */

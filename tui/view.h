@@ -60,8 +60,8 @@ void view_free(view *v);
 void view_refresh(view *v);
 /* Draws everything from the model and the view state. */
 void view_draw(view *v);
-/* Runs the event loop until q, a signal or an error. Returns 0, or -1 when
- * interrupted by a signal. */
+/* Runs the event loop until q, a signal or an error. Returns 0 after q,
+ * 1 after SIGINT or SIGTERM, -1 when the terminal failed or went away. */
 int view_run(view *v);
 
 /* Shared by the panes and the key handlers. */
