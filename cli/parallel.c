@@ -1,36 +1,82 @@
 #include "parallel.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "input.h"
 
-typedef struct slot {
+/* A big plain file is cut at newlines into parts of at least this size
+ * (NCCLOG_CHUNK_BYTES overrides it, for tests), read on several threads. */
+#define CHUNK_MIN (64u << 20)
+#define READ_BUF (256u * 1024u)
+
+/* One unit of work: a whole input, or a part [start, end) of a plain file. */
+typedef struct item {
+	const char *path;
+	int file;
+	bool part;
+	off_t start, end;
 	model m;
 	strbuf err;
 	int rc;
 	bool done;
-} slot;
+} item;
 
 typedef struct pool {
-	char *const *paths;
-	size_t n, next;
-	const model *proto;   /* catalog and inputs to copy */
+	item *items;
+	size_t n, next, merged, window;
+	const model *proto;
 	ruleset *rs;
-	slot *slots;          /* one per input, freed by the merger as it goes */
-	size_t window;        /* inputs in flight at most: bounds memory */
-	size_t merged;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 } pool;
 
-/* Every per-file model lists all inputs, so file indices are global. */
+/* Every per-item model lists all inputs, so input indices are global. */
 static void model_like(model *m, const model *proto)
 {
 	model_init(m, proto->cat);
 	for (size_t i = 0; i < proto->nin; i++)
 		model_add_input(m, proto->in[i].name);
+}
+
+/* Reads [start, end) of a plain file; line numbers count from the part's
+ * first line (the merge shifts them), offsets are the file's own. */
+static int read_part(item *it, ruleset *rs)
+{
+	int fd = open(it->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		sb_printf(&it->err, "%s: %s", it->path, strerror(errno));
+		return -1;
+	}
+	pipeline p;
+	it->m.partial = it->start > 0;
+	pipeline_begin_at(&p, &it->m, rs, it->file, 1, (uint64_t)it->start);
+	char *buf = xmalloc(READ_BUF);
+	int rc = 0;
+	for (off_t off = it->start; off < it->end;) {
+		size_t want = (size_t)(it->end - off) < READ_BUF ? (size_t)(it->end - off) : READ_BUF;
+		ssize_t r = pread(fd, buf, want, off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r < 0) {
+				sb_printf(&it->err, "%s: %s", it->path, strerror(errno));
+				rc = -1;
+			}
+			break;
+		}
+		pipeline_feed(&p, buf, (size_t)r);
+		off += r;
+	}
+	pipeline_end(&p);
+	free(buf);
+	close(fd);
+	return rc;
 }
 
 static void *worker(void *arg)
@@ -44,17 +90,14 @@ static void *worker(void *arg)
 			pthread_cond_wait(&p->cv, &p->mu);
 		if (p->next >= p->n)
 			break;
-		size_t i = p->next++;
+		item *it = &p->items[p->next++];
 		pthread_mutex_unlock(&p->mu);
-		slot *s = &p->slots[i];
-		model_like(&s->m, p->proto);
-		s->rc = input_read_into(p->paths[i], (int)i, &s->m, &rs, NULL, &s->err);
+		model_like(&it->m, p->proto);
+		it->rc = it->part ? read_part(it, &rs) : input_read_into(it->path, it->file, &it->m, &rs, NULL, &it->err);
 		pthread_mutex_lock(&p->mu);
-		s->done = true;
+		it->done = true;
 		pthread_cond_broadcast(&p->cv);
 	}
-	pthread_mutex_unlock(&p->mu);
-	pthread_mutex_lock(&p->mu);
 	if (rs.notes.n)
 		sb_add(&p->rs->notes, rs.notes.p, rs.notes.n);
 	pthread_mutex_unlock(&p->mu);
@@ -68,6 +111,52 @@ int parallel_cpus(void)
 	return n > 0 ? (int)n : 1;
 }
 
+/* The first byte after the newline at or after `at`, or the end. */
+static off_t next_line(int fd, off_t at, off_t size)
+{
+	char buf[4096];
+	while (at < size) {
+		ssize_t r = pread(fd, buf, sizeof buf, at);
+		if (r <= 0)
+			return size;
+		const char *nl = memchr(buf, '\n', (size_t)r);
+		if (nl)
+			return at + (nl - buf) + 1;
+		at += r;
+	}
+	return size;
+}
+
+/* A plain (not compressed) regular file big enough to be worth cutting. */
+static size_t plan_parts(const char *path, int jobs, off_t *size)
+{
+	if (strcmp(path, "-") == 0)
+		return 1;
+	const char *env = getenv("NCCLOG_CHUNK_BYTES");
+	off_t chunk = env && atoll(env) > 0 ? (off_t)atoll(env) : (off_t)CHUNK_MIN;
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 2 * chunk)
+		return 1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	unsigned char magic[4] = { 0 };
+	bool plain = fd >= 0 && pread(fd, magic, 4, 0) == 4 && !(magic[0] == 0x1f && magic[1] == 0x8b) &&
+		     !(magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd);
+	if (fd >= 0)
+		close(fd);
+	if (!plain)
+		return 1;
+	*size = st.st_size;
+	size_t n = (size_t)(st.st_size / chunk);
+	size_t most = (size_t)jobs * 4;
+	return n < most ? n : most;
+}
+
+static void add_item(item **v, size_t *n, size_t *cap, item it)
+{
+	grow(v, cap, *n, sizeof **v);
+	(*v)[(*n)++] = it;
+}
+
 size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *rs, redactor *rd,
 		     parallel_error_fn err, void *ctx)
 {
@@ -79,7 +168,7 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 		model_add_input(m, name.p);
 	}
 	sb_free(&name);
-	if (jobs <= 1 || n <= 1 || rd || base) {
+	if (jobs <= 1 || rd || base) {
 		strbuf e = { 0 };
 		for (size_t i = 0; i < n; i++) {
 			sb_clear(&e);
@@ -91,26 +180,51 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 		sb_free(&e);
 		return failed;
 	}
-	pool p = { .paths = paths, .n = n, .proto = m, .rs = rs, .window = (size_t)jobs * 4 };
-	p.slots = xcalloc(n, sizeof *p.slots);
+	item *items = NULL;
+	size_t nitems = 0, cap = 0;
+	for (size_t i = 0; i < n; i++) {
+		off_t size = 0;
+		size_t parts = plan_parts(paths[i], jobs, &size);
+		if (parts <= 1) {
+			add_item(&items, &nitems, &cap, (item){ .path = paths[i], .file = (int)i });
+			continue;
+		}
+		int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+		off_t start = 0;
+		for (size_t k = 1; k <= parts && fd >= 0; k++) {
+			off_t end = k == parts ? size : next_line(fd, size / (off_t)parts * (off_t)k, size);
+			if (end > start)
+				add_item(&items, &nitems, &cap,
+					 (item){ .path = paths[i], .file = (int)i, .part = true, .start = start, .end = end });
+			start = end;
+		}
+		if (fd >= 0)
+			close(fd);
+		else
+			add_item(&items, &nitems, &cap, (item){ .path = paths[i], .file = (int)i });
+	}
+	pool p = { .items = items, .n = nitems, .proto = m, .rs = rs, .window = (size_t)jobs * 2 };
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.cv, NULL);
 	pthread_t *t = xcalloc((size_t)jobs, sizeof *t);
 	for (int k = 0; k < jobs; k++)
 		pthread_create(&t[k], NULL, worker, &p);
-	for (size_t i = 0; i < n; i++) {
+	int last_failed = -1;
+	for (size_t i = 0; i < nitems; i++) {
 		pthread_mutex_lock(&p.mu);
-		while (!p.slots[i].done)
+		while (!items[i].done)
 			pthread_cond_wait(&p.cv, &p.mu);
 		pthread_mutex_unlock(&p.mu);
-		slot *s = &p.slots[i];
-		if (s->rc != 0) {
-			err(ctx, s->err.p);
+		item *it = &items[i];
+		/* one message per input, even when several of its parts fail */
+		if (it->rc != 0 && last_failed != it->file) {
+			err(ctx, it->err.p);
 			failed++;
+			last_failed = it->file;
 		}
-		model_merge(m, &s->m);
-		model_free(&s->m);
-		sb_free(&s->err);
+		model_merge(m, &it->m);
+		model_free(&it->m);
+		sb_free(&it->err);
 		pthread_mutex_lock(&p.mu);
 		p.merged = i + 1;
 		pthread_cond_broadcast(&p.cv);
@@ -121,6 +235,6 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 	pthread_mutex_destroy(&p.mu);
 	pthread_cond_destroy(&p.cv);
 	free(t);
-	free(p.slots);
+	free(items);
 	return failed;
 }

@@ -1363,6 +1363,44 @@ static void name_connect_target(model *m)
 	}
 }
 
+/* An ncclResult_t failure is explained by the WARN its process printed
+ * first: cite it before the chain lines. Idempotent, for live reruns. */
+static void cite_root_warns(model *m)
+{
+	for (size_t i = 0; i < m->fs.n; i++) {
+		finding *f = &m->fs.v[i];
+		if (f->job || strncmp(f->id, "nccl-", 5) != 0)
+			continue;
+		evidence ev[2 * FINDING_MAX_EVIDENCE];
+		size_t n = 0;
+		for (size_t k = 0; k < f->nev; k++) {
+			const evidence *e = &f->ev[k];
+			const evref *w = e->proc >= 0 ? &m->procs[e->proc].ev_warn : NULL;
+			if (w && w->text) {
+				bool have = false;
+				for (size_t j = 0; j < n; j++)
+					have |= ev[j].file == w->file && ev[j].line == w->line;
+				if (!have)
+					ev[n++] = (evidence){ w->file, w->line, e->proc, w->text };
+			}
+			bool have = false;
+			for (size_t j = 0; j < n; j++)
+				have |= ev[j].file == e->file && ev[j].line == e->line;
+			if (!have)
+				ev[n++] = *e;
+		}
+		/* rebuild: copies of the chosen lines, the rest dropped */
+		evidence keep[FINDING_MAX_EVIDENCE];
+		size_t nk = n < FINDING_MAX_EVIDENCE ? n : FINDING_MAX_EVIDENCE;
+		for (size_t k = 0; k < nk; k++)
+			keep[k] = (evidence){ ev[k].file, ev[k].line, ev[k].proc, xstrdup(ev[k].text) };
+		for (size_t k = 0; k < f->nev; k++)
+			free(f->ev[k].text);
+		memcpy(f->ev, keep, nk * sizeof *keep);
+		f->nev = nk;
+	}
+}
+
 /* remote-peer-closed is a symptom: name the rank that failed first. */
 static void hint_first_failure(model *m)
 {
@@ -1403,6 +1441,7 @@ void model_check(model *m)
 	check_silence(m);
 	check_silence_live(m);
 	check_init(m);
+	cite_root_warns(m);
 	hint_first_failure(m);
 	name_connect_target(m);
 	link_causes(m);

@@ -9,6 +9,7 @@
 
 typedef struct remap {
 	int *file;  /* src input -> dst input */
+	uint64_t *shift; /* src input -> lines dst had read of it: a later part's numbers continue */
 	int *str;   /* src interned id -> dst id */
 	int *proc;  /* src proc -> dst proc */
 	int *comm;  /* src comm -> dst comm */
@@ -24,12 +25,18 @@ static int rf(const remap *r, int file)
 	return file >= 0 ? r->file[file] : file;
 }
 
+static uint64_t rl(const remap *r, int file, uint64_t line)
+{
+	return file >= 0 && line ? line + r->shift[file] : line;
+}
+
 static void evref_merge(evref *dst, const evref *src, const remap *r)
 {
 	if (dst->text || !src->text)
 		return;
 	*dst = *src;
 	dst->file = rf(r, src->file);
+	dst->line = rl(r, src->file, src->line);
 	dst->text = xstrdup(src->text);
 }
 
@@ -46,6 +53,19 @@ static int proc_key_find(const model *m, int host, long pid)
 	return -1;
 }
 
+/* A process src knew only by its launcher stream is the one dst resolves
+ * that stream to, as reading the inputs in one go would have (the order
+ * of resolve_proc in model.c); -1 when dst knows none. */
+static int pseudo_target(const model *dst, const proc *sp, const remap *r)
+{
+	int file = rf(r, sp->file), tag = rs(r, sp->tag);
+	int d = tag >= 0 ? model_stream_proc(dst, file, tag) : -1;
+	if (d >= 0)
+		return d;
+	bool untagged = tag >= 0 && dst->str.strs[tag][0] == '\0';
+	return model_guess_proc(dst, file, sp->lrank, untagged);
+}
+
 static void proc_merge(proc *d, const proc *s, const remap *r)
 {
 	if (d->lrank < 0)
@@ -58,8 +78,20 @@ static void proc_merge(proc *d, const proc *s, const remap *r)
 		d->comm = s->comm >= 0 ? r->comm[s->comm] : -1;
 		d->busid = rs(r, s->busid);
 	}
-	if (s->phase > d->phase)
+	/* progress in a later part, after the init an earlier part saw complete */
+	if (s->progress_unplaced && d->phase >= PH_COMPLETE && d->phase < PH_RUNNING && s->phase == PH_NONE) {
+		free(d->ev_last_phase.text);
+		d->ev_last_phase = (evref){ 0 };
+		evref_merge(&d->ev_last_phase, &s->ev_last_phase, r);
+		d->phase = PH_RUNNING;
+	}
+	if (s->phase > d->phase) {
+		/* the line that raised the phase last is the later part's */
+		free(d->ev_last_phase.text);
+		d->ev_last_phase = (evref){ 0 };
+		evref_merge(&d->ev_last_phase, &s->ev_last_phase, r);
 		d->phase = s->phase;
+	}
 	d->init_started |= s->init_started;
 	d->init_done |= s->init_done;
 	d->aborted |= s->aborted;
@@ -93,7 +125,7 @@ static void proc_merge(proc *d, const proc *s, const remap *r)
 		d->net = rs(r, s->net);
 	for (int i = 0; i < s->nlinks; i++) {
 		int k = 0;
-		while (k < d->nlinks && d->links[k].peer != s->links[i].peer)
+		while (k < d->nlinks && !(d->links[k].from == s->links[i].from && d->links[k].to == s->links[i].to))
 			k++;
 		if (k < d->nlinks)
 			d->links[k].via |= s->links[i].via;
@@ -111,11 +143,12 @@ static void proc_merge(proc *d, const proc *s, const remap *r)
 	for (size_t i = 0; i < sizeof se / sizeof se[0]; i++)
 		evref_merge(de[i], se[i], r);
 	/* the later file holds the later lines */
-	d->last_line = s->last_line;
+	d->last_line = rl(r, s->last_file, s->last_line);
 	d->last_file = rf(r, s->last_file);
 	if (s->nrecent) {
 		for (size_t i = 0; i < PROC_RECENT; i++)
-			d->recent[i] = (lineref){ rf(r, s->recent[i].file), s->recent[i].line, s->recent[i].off };
+			d->recent[i] = (lineref){ rf(r, s->recent[i].file), rl(r, s->recent[i].file, s->recent[i].line),
+						  s->recent[i].off };
 		d->nrecent = s->nrecent;
 	}
 	if (s->first_time && (!d->first_time || s->first_time < d->first_time))
@@ -143,10 +176,12 @@ void model_merge(model *dst, const model *src)
 	/* inputs: a list both sides share keeps its indices (threads of one
 	 * run); other inputs are appended (summaries of other nodes) */
 	r.file = xmalloc((src->nin ? src->nin : 1) * sizeof(int));
+	r.shift = xmalloc((src->nin ? src->nin : 1) * sizeof(uint64_t));
 	for (size_t i = 0; i < src->nin; i++) {
 		bool same = i < dst->nin && strcmp(dst->in[i].name, src->in[i].name) == 0;
 		int k = same ? (int)i : model_add_input(dst, src->in[i].name);
 		r.file[i] = k;
+		r.shift[i] = dst->in[k].lines;
 		dst->in[k].lines += src->in[i].lines;
 		dst->in[k].bytes += src->in[i].bytes;
 		if (!same)
@@ -173,8 +208,11 @@ void model_merge(model *dst, const model *src)
 	for (size_t i = 0; i < src->nprocs; i++) {
 		const proc *sp = &src->procs[i];
 		int host = rs(&r, sp->host);
-		/* proc_merge reads the remapped file of a new process */
-		int d = sp->pid >= 0 ? proc_key_find(dst, host, sp->pid) : -1;
+		int d = sp->pid >= 0 ? proc_key_find(dst, host, sp->pid) : pseudo_target(dst, sp, &r);
+		if (d < 0 && sp->activity_only) {
+			r.proc[i] = -1; /* nobody to give these times to: as if unread */
+			continue;
+		}
 		if (d < 0) {
 			grow(&dst->procs, &dst->proccap, dst->nprocs, sizeof *dst->procs);
 			proc *np = &dst->procs[dst->nprocs];
@@ -186,6 +224,8 @@ void model_merge(model *dst, const model *src)
 				*evs[k] = (evref){ 0 };
 			np->host = host;
 			np->file = rf(&r, sp->file);
+			np->tag = rs(&r, sp->tag);
+			np->progress_unplaced = false;
 			np->version = np->version_short = np->net = np->busid = -1;
 			np->boot.name = np->oob.name = -1;
 			np->nsocket = np->nlinks = 0;
@@ -211,14 +251,33 @@ void model_merge(model *dst, const model *src)
 	}
 	for (size_t i = 0; i < src->nwd; i++) {
 		const wdog *s = &src->wd[i];
-		grow(&dst->wd, &dst->wdcap, dst->nwd, sizeof *dst->wd);
-		wdog *w = &dst->wd[dst->nwd++];
-		*w = *s;
-		w->proc = r.proc[s->proc];
-		w->op = rs(&r, s->op);
-		w->ev = (evref){ 0 };
+		wdog *w = NULL;
+		for (size_t k = 0; k < dst->nwd && !w; k++)
+			if (dst->wd[k].proc == r.proc[s->proc] && dst->wd[k].pgrank == s->pgrank)
+				w = &dst->wd[k];
+		if (!w) {
+			grow(&dst->wd, &dst->wdcap, dst->nwd, sizeof *dst->wd);
+			w = &dst->wd[dst->nwd++];
+			*w = (wdog){ r.proc[s->proc], s->pgrank, -2, -2, -2, -1, 0, { 0 } };
+		}
+		/* what later lines said wins, as in model_match */
+		if (s->seq >= -1)
+			w->seq = s->seq;
+		if (s->last_enq >= -1)
+			w->last_enq = s->last_enq;
+		if (s->last_done >= -1)
+			w->last_done = s->last_done;
+		if (s->op >= 0)
+			w->op = rs(&r, s->op);
+		if (s->timeout_ms)
+			w->timeout_ms = s->timeout_ms;
 		evref_merge(&w->ev, &s->ev, &r);
 	}
+	/* later inputs (or later parts of one) resolve streams as src left them */
+	for (size_t i = 0; i < src->streamcap; i++)
+		if (src->streams[i].proc >= 0 && r.proc[src->streams[i].proc] >= 0)
+			model_stream_set(dst, rf(&r, src->streams[i].file), rs(&r, src->streams[i].tag),
+					 r.proc[src->streams[i].proc]);
 	for (size_t i = 0; i < src->nenv; i++) {
 		const envset *s = &src->env[i];
 		int var = rs(&r, s->var), pi = r.proc[s->proc];
@@ -252,15 +311,24 @@ void model_merge(model *dst, const model *src)
 		for (size_t k = 0; k < s->procs.n; k++)
 			intset_add(&f->procs, r.proc[s->procs.v[k]]);
 		intset_addall(&f->ranks, &s->ranks);
-		for (size_t k = 0; k < s->nev; k++)
-			findings_add_evidence(f, rf(&r, s->ev[k].file), s->ev[k].line, s->ev[k].proc >= 0 ? r.proc[s->ev[k].proc] : -1,
-					      slice_from(s->ev[k].text));
+		/* one line per process, as findings_note keeps them: two processes
+		 * of src may be one in dst */
+		for (size_t k = 0; k < s->nev; k++) {
+			int pi = s->ev[k].proc >= 0 ? r.proc[s->ev[k].proc] : -1;
+			bool cited = false;
+			for (size_t j = 0; j < f->nev && pi >= 0; j++)
+				cited |= f->ev[j].proc == pi;
+			if (f->nev == 0 || !cited)
+				findings_add_evidence(f, rf(&r, s->ev[k].file), rl(&r, s->ev[k].file, s->ev[k].line), pi,
+						      slice_from(s->ev[k].text));
+		}
 		f->count += s->count;
 		if (s->time > 0 && (f->time == 0 || s->time < f->time))
 			f->time = s->time;
 	}
 	free(order);
 	free(r.file);
+	free(r.shift);
 	free(r.str);
 	free(r.proc);
 	free(r.comm);

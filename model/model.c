@@ -114,7 +114,7 @@ static int proc_new(model *m, int host, long pid, int file)
 	p->host = host;
 	p->pid = pid;
 	p->file = file;
-	p->lrank = p->frank = p->dev = p->rank = p->comm = p->busid = -1;
+	p->lrank = p->frank = p->dev = p->rank = p->comm = p->busid = p->tag = -1;
 	p->version = p->version_short = p->net = -1;
 	p->boot.name = p->oob.name = -1;
 	p->frank = m->in[file].frank;
@@ -172,6 +172,26 @@ static void stream_set(model *m, int file, int tag, int pi)
 	*s = (stream){ file, tag, pi };
 }
 
+int model_guess_proc(const model *m, int file, int lrank, bool untagged)
+{
+	/* "[rank3]:" lines: the process of that rank in the same file */
+	int only = -1, nreal = 0;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const proc *q = &m->procs[i];
+		if (q->file != file || q->pid < 0)
+			continue;
+		if (lrank >= 0 && (q->lrank == lrank || q->rank == lrank))
+			return (int)i;
+		only = (int)i;
+		nreal++;
+	}
+	/* a per-rank file: its one process, unless that one is known to be another rank */
+	if (nreal == 1 && (lrank < 0 || (m->procs[only].lrank < 0 && m->procs[only].rank < 0)))
+		return only;
+	stream *s = untagged ? stream_find((model *)m, file, -1) : NULL;
+	return s ? s->proc : -1;
+}
+
 /* The process a record belongs to. */
 static int resolve_proc(model *m, int file, const record *r)
 {
@@ -186,30 +206,31 @@ static int resolve_proc(model *m, int file, const record *r)
 		return p;
 	}
 	stream *s = stream_find(m, file, tag);
-	if (s)
+	if (s) {
+		m->procs[s->proc].activity_only = false;
 		return s->proc;
-	/* "[rank3]:" lines: the process of that rank in the same file */
-	int only = -1, nreal = 0;
-	for (size_t i = 0; i < m->nprocs; i++) {
-		const proc *q = &m->procs[i];
-		if (q->file != file || q->pid < 0)
-			continue;
-		if (r->ln.rank >= 0 && (q->lrank == r->ln.rank || q->rank == r->ln.rank))
-			return (int)i;
-		only = (int)i;
-		nreal++;
 	}
-	/* a per-rank file: its one process */
-	if (nreal == 1 && (r->ln.rank < 0 || m->procs[only].lrank < 0))
-		return only;
-	if (!r->ln.tag.n && (s = stream_find(m, file, -1)))
-		return s->proc;
+	int p = m->partial ? -1 : model_guess_proc(m, file, r->ln.rank, r->ln.tag.n == 0);
+	if (p >= 0)
+		return p;
 	int host = r->ln.host.n ? intern_get(&m->str, r->ln.host) : -1;
-	int p = proc_new(m, host, -1, file);
+	p = proc_new(m, host, -1, file);
+	m->procs[p].tag = tag;
 	stream_set(m, file, tag, p);
 	if (!r->ln.tag.n)
 		stream_set(m, file, -1, p);
 	return p;
+}
+
+int model_stream_proc(const model *m, int file, int tag)
+{
+	stream *s = stream_find((model *)m, file, tag);
+	return s ? s->proc : -1;
+}
+
+void model_stream_set(model *m, int file, int tag, int pi)
+{
+	stream_set(m, file, tag, pi);
 }
 
 static void proc_seen(const model *m, proc *p, int file, uint64_t lineno, double t)
@@ -241,6 +262,19 @@ void model_activity(model *m, int file, uint64_t lineno, uint64_t off, slice lin
 	if (!s && !ln.tag.n)
 		s = stream_find(m, file, -1);
 	(void)off;
+	if (!s && m->partial) {
+		/* a later part: the merge gives these times to whoever wrote the stream */
+		if (tag < 0)
+			tag = intern_get(&m->str, ln.tag);
+		int pi = proc_new(m, -1, -1, file);
+		m->procs[pi].tag = tag;
+		m->procs[pi].lrank = ln.rank;
+		m->procs[pi].activity_only = true;
+		stream_set(m, file, tag, pi);
+		if (!ln.tag.n)
+			stream_set(m, file, -1, pi);
+		s = stream_find(m, file, tag);
+	}
 	if (s)
 		proc_seen(m, &m->procs[s->proc], file, lineno, t);
 }
@@ -419,17 +453,16 @@ static void on_transport(proc *p, slice via, long from, long to)
 	if (slice_find(via, "NET/", 4) >= 0 && !(bits & (TR_NET_IB | TR_NET_SOCKET)))
 		bits |= TR_NET_OTHER;
 	p->transports |= bits;
-	/* the peer is the end that is not this rank */
-	long peer = from == p->rank ? to : from;
-	if (peer < 0 || p->rank < 0 || (from != p->rank && to != p->rank))
+	/* which end is this process is known once its rank is, maybe later */
+	if (from < 0 || to < 0 || from > INT32_MAX || to > INT32_MAX)
 		return;
 	for (int i = 0; i < p->nlinks; i++)
-		if (p->links[i].peer == peer) {
+		if (p->links[i].from == from && p->links[i].to == to) {
 			p->links[i].via |= bits;
 			return;
 		}
 	if (p->nlinks < (int)(sizeof p->links / sizeof p->links[0]))
-		p->links[p->nlinks++] = (struct peerlink){ (int)peer, bits };
+		p->links[p->nlinks++] = (struct peerlink){ (int)from, (int)to, bits };
 }
 
 static void on_version(model *m, proc *p, const match *mt)
@@ -522,7 +555,7 @@ static const struct result_id *result_lookup(const match *mt)
 	return NULL;
 }
 
-static void on_result(model *m, proc *p, int pi, const match *mt)
+static void on_result(model *m, int pi, const match *mt)
 {
 	const struct result_id *r = result_lookup(mt);
 	if (!r)
@@ -532,9 +565,6 @@ static void on_result(model *m, proc *p, int pi, const match *mt)
 	snprintf(msg, sizeof msg, "NCCL call failed with %s (%d): %s", r->name, r->code, r->text);
 	finding *f = findings_get(&m->fs, r->id, NULL, ce ? ce->title : r->id,
 				  ce ? ce->severity : SEV_ERROR, msg, NULL, NULL);
-	/* Cite the WARN that explains the chain, once per process. */
-	if (p->ev_warn.text && !intset_has(&f->procs, pi))
-		findings_add_evidence(f, p->ev_warn.file, p->ev_warn.line, pi, slice_from(p->ev_warn.text));
 	findings_note(f, pi, m->cur ? m->cur->time : 0, m->cur_file, m->cur_line, m->cur_text);
 }
 
@@ -647,14 +677,15 @@ void model_match(model *m, const match *mt)
 		break;
 	}
 	case TAG_NET:
-		p->net = cap_str(m, mt, "net");
+		if (p->net < 0)
+			p->net = cap_str(m, mt, "net");
 		evref_here(m, &p->ev_net);
 		break;
 	case TAG_IB_MISSING:
 		p->ib_missing = true;
 		break;
 	case TAG_RESULT:
-		on_result(m, p, pi, mt);
+		on_result(m, pi, mt);
 		break;
 	case TAG_WATCHDOG: {
 		wdog *w = wdog_get(m, pi, (int)cap_long(mt, "rank", -1));
@@ -682,6 +713,10 @@ void model_match(model *m, const match *mt)
 		/* progress bars before init (data loading) say nothing of NCCL */
 		if (p->phase >= PH_COMPLETE)
 			phase_at_least(m, p, PH_RUNNING);
+		else if (p->phase == PH_NONE && m->partial && !p->progress_unplaced) {
+			p->progress_unplaced = true;
+			evref_here(m, &p->ev_last_phase);
+		}
 		break;
 	case TAG_KILLED:
 		evref_here(m, &m->ev_killed);
@@ -856,7 +891,10 @@ size_t model_hostlinks(const model *m, hostlink **out)
 			continue;
 		const comm *c = &m->comms[p->comm];
 		for (int k = 0; k < p->nlinks; k++) {
-			int peer = p->links[k].peer;
+			const struct peerlink *l = &p->links[k];
+			int peer = l->from == p->rank ? l->to : l->to == p->rank ? l->from : -1;
+			if (peer < 0)
+				continue;
 			if (peer >= c->rank_cap || c->rank_proc[peer] < 0 || m->procs[c->rank_proc[peer]].host < 0)
 				continue;
 			int a = p->host, b = m->procs[c->rank_proc[peer]].host;

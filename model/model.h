@@ -83,6 +83,9 @@ typedef struct proc {
 	long pid;
 	int file;           /* the file it was first seen in */
 	int lrank;          /* launcher's rank tag, -1 */
+	int tag;            /* interned launcher stream of a process known only by it, -1 */
+	bool activity_only; /* a later part's stream seen only in timed lines, for the merge */
+	bool progress_unplaced; /* progress seen before anything of its init, in a later part */
 	int frank;          /* rank from the file name, -1 */
 	int dev;
 	int rank, nranks, comm; /* in the largest communicator it joined */
@@ -103,9 +106,9 @@ typedef struct proc {
 	bool ib_missing;
 	unsigned transports;
 	struct peerlink {
-		int peer;        /* rank in the process's largest communicator */
+		int from, to;    /* ranks of a channel line; one of them is this process */
 		unsigned via;    /* transport bits */
-	} links[16];             /* channel peers, first 16 */
+	} links[16];             /* channel ends, first 16 */
 	int nlinks;
 	int nnodes;
 	evref ev_boot, ev_socket, ev_init, ev_version, ev_net, ev_warn, ev_last_phase, ev_netchan, ev_ib;
@@ -175,6 +178,9 @@ typedef struct model {
 	/* live mode: the wall clock (0 in analyze: all input is there), and
 	 * how long a process must be quiet before its absence means something */
 	double now, settle;
+	/* reading a later part of an input: who wrote a line without NCCL's
+	 * prefix is left to the merge, which knows the earlier parts */
+	bool partial;
 	/* the record being fed */
 	int cur_file;
 	uint64_t cur_line, cur_off;
@@ -191,6 +197,13 @@ int model_add_proc(model *m, const char *host, long pid, int file);
 /* True for interface names NCCL users should not bootstrap over: container
  * bridges and veths, VPNs and tunnels, wireless (docker*, veth*, wl*, ...). */
 bool model_iface_virtual(const char *name);
+/* The process a launcher stream (file, interned tag; -1 for the file's
+ * untagged lines) was last seen with, or -1; and setting it (merges). */
+int model_stream_proc(const model *m, int file, int tag);
+void model_stream_set(model *m, int file, int tag, int pi);
+/* The process a line without NCCL's prefix most likely belongs to, from
+ * its launcher rank (-1: none) in the same file; -1 when none fits. */
+int model_guess_proc(const model *m, int file, int lrank, bool untagged);
 /* Registers an input; returns its index. */
 int model_add_input(model *m, const char *name);
 /* Feeds one record (after rule gating) of input `file`, at line `lineno`

@@ -4,11 +4,25 @@
 
 void pipeline_begin(pipeline *p, model *m, ruleset *rs, int file)
 {
+	pipeline_begin_at(p, m, rs, file, 1, 0);
+}
+
+void pipeline_begin_at(pipeline *p, model *m, ruleset *rs, int file, uint64_t first_line, uint64_t first_off)
+{
 	*p = (pipeline){ 0 };
 	p->m = m;
 	p->rs = rs;
 	p->file = file;
+	p->first_line = first_line;
 	linesplit_init(&p->ls, PIPELINE_MAX_LINE);
+	p->ls.lineno = first_line - 1;
+	p->ls.pos = first_off;
+}
+
+/* The lines this pipeline read (a part's own, not its first number). */
+static uint64_t lines_read(const pipeline *p)
+{
+	return p->ls.lineno - (p->first_line - 1);
 }
 
 static void on_match(void *ctx, const match *mt)
@@ -64,14 +78,14 @@ void pipeline_feed(pipeline *p, const char *buf, size_t n)
 {
 	p->bytes += n;
 	linesplit_feed(&p->ls, buf, n, on_line, p);
-	p->m->in[p->file].lines = p->ls.lineno;
+	p->m->in[p->file].lines = lines_read(p);
 	p->m->in[p->file].bytes = p->bytes;
 }
 
 void pipeline_flush(pipeline *p)
 {
 	linesplit_flush(&p->ls, on_line, p);
-	p->m->in[p->file].lines = p->ls.lineno;
+	p->m->in[p->file].lines = lines_read(p);
 	p->m->in[p->file].bytes = p->bytes;
 }
 
@@ -79,7 +93,7 @@ void pipeline_end(pipeline *p)
 {
 	linesplit_flush(&p->ls, on_line, p);
 	input *in = &p->m->in[p->file];
-	in->lines = p->ls.lineno;
+	in->lines = lines_read(p);
 	in->bytes = p->bytes;
 	linesplit_free(&p->ls);
 }

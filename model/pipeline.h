@@ -16,10 +16,14 @@ typedef struct pipeline {
 	linesplit ls;
 	int file;
 	uint64_t bytes;
+	uint64_t first_line;
 	uint64_t cut_lines;
 } pipeline;
 
 void pipeline_begin(pipeline *p, model *m, ruleset *rs, int file);
+/* For a part of an input that starts at line `first_line` (1-based) and
+ * byte `first_off`: line numbers and offsets stay those of the whole. */
+void pipeline_begin_at(pipeline *p, model *m, ruleset *rs, int file, uint64_t first_line, uint64_t first_off);
 void pipeline_feed(pipeline *p, const char *buf, size_t n);
 /* Emits a partial last line now (live mode: its writer went quiet). */
 void pipeline_flush(pipeline *p);

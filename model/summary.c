@@ -60,8 +60,11 @@ static cJSON *proc_json(const proc *p)
 	for (int i = 0; i < p->nsocket; i++)
 		cJSON_AddItemToArray(so, pair(p->socket[i].name, p->socket[i].addr));
 	cJSON *li = cJSON_AddArrayToObject(o, "links");
-	for (int i = 0; i < p->nlinks; i++)
-		cJSON_AddItemToArray(li, pair(p->links[i].peer, p->links[i].via));
+	for (int i = 0; i < p->nlinks; i++) {
+		cJSON *l = pair(p->links[i].from, p->links[i].to);
+		cJSON_AddItemToArray(l, num(p->links[i].via));
+		cJSON_AddItemToArray(li, l);
+	}
 	cJSON *re = cJSON_AddArrayToObject(o, "recent");
 	for (size_t i = 0; i < PROC_RECENT; i++) {
 		cJSON *r = pair(p->recent[i].file, (double)p->recent[i].line);
@@ -262,7 +265,7 @@ static void proc_read(reader *r, const cJSON *o, proc *p)
 	const cJSON *e;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(o, "socket")) if (p->nsocket < 16) p->socket[p->nsocket++] = iface_read(r, e);
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(o, "links")) if (p->nlinks < 16) p->links[p->nlinks++] =
-		(struct peerlink){ (int)at(r, e, 0), (unsigned)at(r, e, 1) };
+		(struct peerlink){ (int)at(r, e, 0), (int)at(r, e, 1), (unsigned)at(r, e, 2) };
 	int i = 0;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(o, "recent")) if (i < PROC_RECENT) p->recent[i++] =
 		(lineref){ file_id(r, at(r, e, 0)), (uint64_t)at(r, e, 1), (uint64_t)at(r, e, 2) };

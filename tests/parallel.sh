@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Reading on several threads gives the same report as one thread, on every
-# sample; and thousands of rank files work with few file descriptors.
+# sample, whole files or files cut into parts; and thousands of rank files
+# work with few file descriptors.
 # usage: parallel.sh NCCLOG SOURCE_ROOT
 set -u
 bin=$1
@@ -11,15 +12,24 @@ passed=0
 failed=0
 for d in "$root"/samples/*/; do
 	"$bin" analyze -j 1 --format json "$d"* >"$tmp/a" 2>&1
-	"$bin" analyze -j 3 --format json "$d"* >"$tmp/b" 2>&1
-	if cmp -s "$tmp/a" "$tmp/b"; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-		echo "FAIL: -j 3 differs from -j 1 on $d"
-		diff "$tmp/a" "$tmp/b" | head -10
-	fi
+	# per file, then every file cut into parts of a few lines
+	for chunk in "" 300 1000 5000; do
+		NCCLOG_CHUNK_BYTES=$chunk "$bin" analyze -j 3 --format json "$d"* >"$tmp/b" 2>&1
+		if cmp -s "$tmp/a" "$tmp/b"; then
+			passed=$((passed + 1))
+		else
+			failed=$((failed + 1))
+			echo "FAIL: -j 3 (parts of ${chunk:-whole files} bytes) differs from -j 1 on $d"
+			diff "$tmp/a" "$tmp/b" | head -10
+		fi
+	done
 done
+
+# one interleaved stream of a generated job, cut into parts
+python3 "$root/bench/gen.py" "$tmp/stream.log" --ranks 64 --size 20M --stream --fault watchdog
+"$bin" analyze -j 1 --format json "$tmp/stream.log" >"$tmp/a"
+NCCLOG_CHUNK_BYTES=3000000 "$bin" analyze -j 2 --format json "$tmp/stream.log" >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL: generated stream in parts"; }
 
 # 8192 rank files under `ulimit -n 1024`: files are opened one at a time
 python3 "$root/bench/gen.py" "$tmp/job" --ranks 8192 --hosts 1024 --size 0 --channels 1 --fault stuck-rank
