@@ -381,61 +381,63 @@ typedef struct prefix {
 	bool host_found;
 } prefix;
 
+/* Tokens read right to left: tok is the current one, at s[t0]. */
+typedef struct cursor {
+	slice s;
+	size_t t0;
+	slice tok;
+} cursor;
+
+/* Steps to the token before the current one; false when none is there. */
+static bool cursor_back(cursor *c)
+{
+	if (c->t0 == 0 || c->s.p[c->t0 - 1] != ' ')
+		return false;
+	size_t end = c->t0 - 1;
+	c->t0 = tok_back(c->s, end);
+	c->tok = (slice){ c->s.p + c->t0, end - c->t0 };
+	return true;
+}
+
 /* Walks back from the anchor over [ts] host:pid:tid [dev] site (func). */
 static prefix parse_back(slice s, const anchor *a, record *r)
 {
 	prefix pf = { a->at, false };
-	size_t end = a->at;
-	if (end == 0)
+	cursor c = { s, a->at, SLICE_NONE };
+	if (!cursor_back(&c))
 		return pf;
-	if (s.p[end - 1] != ' ')
-		return pf;
-	end--;
-	size_t t0 = tok_back(s, end);
-	slice tok = { s.p + t0, end - t0 };
 	if (a->lv == LV_WARN || a->lv == LV_ABORT || a->lv == LV_TRACE) {
-		if (tok.n > 2 && tok.p[0] == '(' && tok.p[tok.n - 1] == ')') {
-			r->func = (slice){ tok.p + 1, tok.n - 2 };
-			pf.start = t0;
-			if (t0 == 0 || s.p[t0 - 1] != ' ')
+		if (c.tok.n > 2 && c.tok.p[0] == '(' && c.tok.p[c.tok.n - 1] == ')') {
+			r->func = (slice){ c.tok.p + 1, c.tok.n - 2 };
+			pf.start = c.t0;
+			if (!cursor_back(&c))
 				return pf;
-			end = t0 - 1;
-			t0 = tok_back(s, end);
-			tok = (slice){ s.p + t0, end - t0 };
 		}
-		if (is_site(tok)) {
-			r->site = tok;
-			pf.start = t0;
-			if (t0 == 0 || s.p[t0 - 1] != ' ')
+		if (is_site(c.tok)) {
+			r->site = c.tok;
+			pf.start = c.t0;
+			if (!cursor_back(&c))
 				return pf;
-			end = t0 - 1;
-			t0 = tok_back(s, end);
-			tok = (slice){ s.p + t0, end - t0 };
-			if (a->lv == LV_TRACE && tok.n && is_digit(tok.p[0])) {
-				pf.start = t0;
-				if (t0 == 0 || s.p[t0 - 1] != ' ')
+			/* TRACE: the milliseconds before func:line */
+			if (a->lv == LV_TRACE && c.tok.n && is_digit(c.tok.p[0])) {
+				pf.start = c.t0;
+				if (!cursor_back(&c))
 					return pf;
-				end = t0 - 1;
-				t0 = tok_back(s, end);
-				tok = (slice){ s.p + t0, end - t0 };
 			}
-		} else if (a->lv != LV_WARN || !a->old) {
-			/* WARN without a site: a pasted fragment; keep going */
 		}
 	}
-	if (tok.n >= 3 && tok.p[0] == '[' && tok.p[tok.n - 1] == ']') {
-		slice d = { tok.p + 1, tok.n - 2 };
+	if (c.tok.n >= 3 && c.tok.p[0] == '[' && c.tok.p[c.tok.n - 1] == ']') {
+		slice d = { c.tok.p + 1, c.tok.n - 2 };
 		long v;
 		if (slice_to_long(d, &v) && v > -1000000 && v < 1000000) {
 			r->dev = (int)v;
-			pf.start = t0;
-			if (t0 == 0 || s.p[t0 - 1] != ' ')
+			pf.start = c.t0;
+			if (!cursor_back(&c))
 				return pf;
-			end = t0 - 1;
-			t0 = tok_back(s, end);
-			tok = (slice){ s.p + t0, end - t0 };
 		}
 	}
+	slice tok = c.tok;
+	size_t t0 = c.t0;
 	/* host:pid:tid, read from the right: junk may be glued on its left */
 	size_t i = tok.n;
 	size_t tid_end = i;
