@@ -314,10 +314,7 @@ void model_record(model *m, int file, uint64_t lineno, uint64_t off, const recor
 static long cap_long(const match *mt, const char *name, long dflt)
 {
 	long v;
-	slice s = match_get(mt, name);
-	if (s.n > 2 && s.p[0] == '0' && (s.p[1] == 'x' || s.p[1] == 'X'))
-		return strtol(xstrndup(s.p, 0), NULL, 16) * 0 + dflt; /* hex is never a count here */
-	return slice_to_long(s, &v) ? v : dflt;
+	return slice_to_long(match_get(mt, name), &v) ? v : dflt;
 }
 
 static int cap_str(model *m, const match *mt, const char *name)
