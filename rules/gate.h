@@ -1,6 +1,6 @@
-/* The literal gate: one Aho-Corasick pass over a line finds every rule
- * literal it contains, so a line that no rule can match costs one scan
- * and no regex at all. */
+/* The literal gate: one pass over a line finds every rule literal it
+ * contains, so a line that no rule can match costs one scan and no regex
+ * at all. */
 #ifndef NCCLOG_GATE_H
 #define NCCLOG_GATE_H
 
