@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../tui/view.h"
 #include "commands.h"
 #include "follow.h"
 #include "setup.h"
@@ -162,6 +163,203 @@ static int run_pipe(follower *fl, model *m, printer *pr, double settle)
 	return status;
 }
 
+/* On a terminal: the viewer over the model as it grows. One poll() serves
+ * the keys (from the terminal) and standard input; a tick reads followed
+ * files, flushes partial lines and notices silence without data. */
+typedef struct screen {
+	follower *fl;
+	model *m;
+	lineidx *idx;          /* one per input of the model */
+	size_t nidx, idxcap;
+	double last_check;
+	long shown_sec;        /* the clocks' second on screen */
+	bool dirty, ended;
+	strbuf err;            /* read errors, printed once the screen is gone */
+} screen;
+
+/* One index per input the follower added; an input named again (a file
+ * rotated or truncated) makes the earlier one unreadable by offset. */
+static void screen_inputs(view *v, screen *sc)
+{
+	const model *m = sc->m;
+	for (size_t f = sc->nidx; f < m->nin; f++) {
+		grow(&sc->idx, &sc->idxcap, sc->nidx, sizeof *sc->idx);
+		lineidx *x = &sc->idx[sc->nidx++];
+		if (strcmp(m->in[f].name, "<stdin>") == 0) {
+			*x = (lineidx){ .fd = -1 }; /* a pipe: lines are not kept */
+			continue;
+		}
+		lineidx_init(x, m->in[f].name);
+		for (size_t k = 0; k < f; k++)
+			if (sc->idx[k].path && strcmp(m->in[k].name, m->in[f].name) == 0) {
+				lineidx_free(&sc->idx[k]);
+				sc->idx[k].path = NULL;
+			}
+	}
+	v->idx = sc->idx;
+}
+
+/* Reads what is there, for 50 ms at most so that keys stay responsive. */
+static void screen_read(view *v, screen *sc)
+{
+	double start = wall();
+	bool got;
+	do {
+		double now = wall();
+		sc->m->now = now;
+		got = follower_step(sc->fl, now, FLUSH_AFTER, &sc->err);
+		sc->dirty |= got;
+		/* a checkpoint, so that lines are found again without a scan from the top */
+		int f = sc->m->cur_file;
+		screen_inputs(v, sc);
+		if (got && f >= 0 && (size_t)f < sc->nidx && sc->idx[f].path)
+			lineidx_mark(&sc->idx[f], sc->m->cur_line, sc->m->cur_off);
+	} while (got && !follower_ended(sc->fl) && wall() - start < 0.05);
+	v->data_fd = follower_fd(sc->fl);
+	if (sc->err.n)
+		view_status(v, "%.*s", (int)strcspn(sc->err.p, "\n"), sc->err.p);
+}
+
+/* Checks and rebuilds the rows; the cursors stay on their rank and finding
+ * although rows and job findings are rebuilt. */
+static void screen_check(view *v, screen *sc, double now)
+{
+	long ri = view_rank(v);
+	int pi = ri >= 0 ? v->rw.r[ri].proc : -1;
+	const finding *f = view_finding(v);
+	char *id = f ? xstrdup(f->id) : NULL, *key = f ? xstrdup(f->key) : NULL;
+	sc->m->now = now;
+	model_check(sc->m);
+	if (now == 0)
+		findings_sort(&sc->m->fs);
+	view_refresh(v);
+	for (size_t i = 0; pi >= 0 && i < v->rw.nvis; i++)
+		if (!v->rw.vis[i].group && v->rw.r[v->rw.vis[i].idx].proc == pi)
+			v->tl_cur = (long)i;
+	for (size_t i = 0; id && i < v->nfvis; i++) {
+		const finding *g = &sc->m->fs.v[v->fvis[i]];
+		if (strcmp(g->id, id) == 0 && strcmp(g->key, key) == 0)
+			v->fd_cur = (long)i;
+	}
+	free(id);
+	free(key);
+}
+
+/* End of input (or q before it): the very checks analyze runs, as pipe
+ * mode does; the clocks go on. */
+static void screen_end(view *v, screen *sc)
+{
+	follower_close(sc->fl);
+	screen_check(v, sc, 0);
+	sc->m->now = wall();
+	sc->ended = true;
+	v->data_fd = -1;
+	v->state = "input ended";
+	if (!sc->err.n)
+		view_status(v, "input ended: q quits");
+}
+
+static bool screen_data(view *v, void *ctx)
+{
+	screen_read(v, ctx);
+	return false; /* the tick that follows decides */
+}
+
+static bool screen_tick(view *v, void *ctx)
+{
+	screen *sc = ctx;
+	double now = wall();
+	bool redraw = false;
+	if (!sc->ended) {
+		screen_read(v, sc);
+		if (follower_ended(sc->fl)) {
+			screen_end(v, sc);
+			return true;
+		}
+		now = wall();
+		/* new data, or time passing (a rank going silent) */
+		if (now - sc->last_check >= (sc->dirty ? CHECK_EVERY : 1.0)) {
+			screen_check(v, sc, now);
+			sc->last_check = now;
+			sc->dirty = false;
+			redraw = true;
+		}
+	}
+	sc->m->now = now;
+	if ((long)now != sc->shown_sec) {
+		sc->shown_sec = (long)now;
+		redraw = true;
+	}
+	return redraw;
+}
+
+/* Opens the terminal; a terminal that cannot address the cursor (dumb, or
+ * no /dev/tty) falls back to printing findings. */
+static bool screen_open(term *t, enum color_mode cm)
+{
+	bool color = cm == COLOR_ALWAYS || (cm == COLOR_AUTO && !(getenv("NO_COLOR") && *getenv("NO_COLOR")));
+	strbuf err = { 0 };
+	int rc = term_open(t, color, &err);
+	sb_free(&err);
+	return rc == 0;
+}
+
+/* Returns the exit status: analyze's, 130 on SIGINT, 2 when the terminal
+ * went away or an input could not be read. */
+static int run_screen(follower *fl, model *m, term *t, double settle)
+{
+	screen sc = { .fl = fl, .m = m };
+	m->settle = settle;
+	m->now = wall();
+	view v;
+	view_init(&v, m, t, NULL);
+	v.live = true;
+	v.state = "reading";
+	v.data_fd = follower_fd(fl);
+	v.on_data = screen_data;
+	v.on_tick = screen_tick;
+	v.data_ctx = &sc;
+	int rc = view_run(&v);
+	if (rc == 0 && !sc.ended)
+		screen_end(&v, &sc);
+	view_free(&v);
+	term_close(t);
+	int status = sc.err.n ? 2 : 0;
+	for (const char *l = sc.err.p; l && *l;) {
+		size_t n = strcspn(l, "\n");
+		cli_error("%.*s", (int)n, l);
+		l += n + (l[n] == '\n');
+	}
+	if (rc > 0) {
+		status = 130;
+	} else if (rc < 0) {
+		cli_error("live: the terminal failed or went away");
+		status = 2;
+	} else if (status == 0) {
+		for (size_t i = 0; i < m->fs.n; i++)
+			if (m->fs.v[i].severity == SEV_ERROR)
+				status = 1;
+	}
+	for (size_t i = 0; i < sc.nidx; i++)
+		if (sc.idx[i].path)
+			lineidx_free(&sc.idx[i]);
+	free(sc.idx);
+	sb_free(&sc.err);
+	return status;
+}
+
+/* The viewer needs a terminal on standard output, and keys that do not
+ * come from the data: not when standard input is both. */
+static bool want_screen(bool no_tui, bool json, char **paths, size_t n)
+{
+	if (no_tui || json || !isatty(STDOUT_FILENO))
+		return false;
+	bool reads_stdin = n == 0;
+	for (size_t i = 0; i < n; i++)
+		reads_stdin |= strcmp(paths[i], "-") == 0;
+	return !(reads_stdin && isatty(STDIN_FILENO));
+}
+
 int cmd_live(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -228,7 +426,6 @@ int cmd_live(int argc, char **argv)
 			return 2;
 		}
 	}
-	(void)no_tui;
 	setup s;
 	strbuf err = { 0 };
 	if (setup_load(&s, extra, nextra, &err) != 0) {
@@ -241,10 +438,14 @@ int cmd_live(int argc, char **argv)
 	model m;
 	model_init(&m, &s.cat);
 	follower fl;
+	term t;
 	int status = 0;
 	if (follower_open(&fl, &m, &s.rs, argv + optind, (size_t)(argc - optind), follow, &err) != 0) {
 		cli_error("%s", err.p);
 		status = 2;
+	} else if (want_screen(no_tui, json, argv + optind, (size_t)(argc - optind)) && screen_open(&t, cm)) {
+		status = run_screen(&fl, &m, &t, settle);
+		follower_close(&fl);
 	} else {
 		struct sigaction sa = { 0 };
 		sa.sa_handler = on_signal;

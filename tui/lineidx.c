@@ -32,6 +32,8 @@ void lineidx_mark(lineidx *x, uint64_t line, uint64_t off)
 
 static int ensure_open(lineidx *x)
 {
+	if (!x->path)
+		return -1; /* lines not kept */
 	if (x->fd < 0)
 		x->fd = open(x->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	return x->fd < 0 ? -1 : 0;

@@ -12,7 +12,7 @@
 #define LINEIDX_MAX_READ 4096u
 
 typedef struct lineidx {
-	char *path;
+	char *path;          /* NULL: an input whose lines were not kept (a pipe) */
 	int fd;              /* opened on first read, -1 */
 	struct lineck { uint64_t line, off; } *ck;
 	size_t nck, ckcap;

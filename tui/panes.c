@@ -23,7 +23,7 @@ void panes_header(view *v)
 	jobinfo j;
 	model_jobinfo(m, &j);
 	strbuf b = { 0 }, raw = { 0 };
-	sb_adds(&raw, " ncclog view  ");
+	sb_adds(&raw, v->live ? " ncclog live  " : " ncclog view  ");
 	if (j.nranks)
 		sb_printf(&raw, "%d/%d ranks", j.ranks_seen, j.nranks);
 	else
@@ -44,7 +44,11 @@ void panes_header(view *v)
 	char c[96];
 	snprintf(c, sizeof c, "  %zu error%s %zu warning%s %zu info", cnt[SEV_ERROR], cnt[SEV_ERROR] == 1 ? "" : "s",
 		 cnt[SEV_WARNING], cnt[SEV_WARNING] == 1 ? "" : "s", cnt[SEV_INFO]);
-	term_put(t, 0, x, v->W - x, c, a);
+	x += term_put(t, 0, x, v->W - x, c, a);
+	if (v->state) {
+		snprintf(c, sizeof c, "  %s", v->state);
+		term_put(t, 0, x, v->W - x, c, a | A_BOLD);
+	}
 	jobinfo_free(&j);
 	/* the legend: what the markers mean, readable without colour */
 	term_blank(1, 0, v->W, A_NORMAL);
@@ -161,6 +165,37 @@ static void raw_line(view *v, int file, uint64_t line, uint64_t off, bool have_o
 	sb_free(&raw);
 }
 
+/* A rank whose input is a pipe: its raw lines are gone, but the model kept
+ * copies of its key lines and the findings carry their evidence. */
+static void copies_text(view *v, int pi, strbuf *b)
+{
+	const model *m = v->m;
+	const evref *c[VIEW_COPIES];
+	size_t n = view_copies(&m->procs[pi], c);
+	strbuf raw = { 0 };
+	sb_adds(&raw, "raw lines of standard input are not kept; what the model kept of this rank:\n");
+	for (size_t i = 0; i < n; i++)
+		sb_printf(&raw, "  %s:%llu: %s\n", m->in[c[i]->file].name, (unsigned long long)c[i]->line, c[i]->text);
+	for (size_t k = 0; k < m->fs.n; k++) {
+		const finding *f = &m->fs.v[k];
+		if (!intset_has(&f->procs, pi))
+			continue;
+		for (size_t i = 0; i < f->nev; i++) {
+			bool dup = false;
+			for (size_t k2 = 0; k2 < n; k2++)
+				dup |= c[k2]->file == f->ev[i].file && c[k2]->line == f->ev[i].line;
+			if (f->ev[i].proc != pi || !f->ev[i].text || dup)
+				continue;
+			sb_printf(&raw, "  [%s] ", f->id);
+			if (f->ev[i].file >= 0 && (size_t)f->ev[i].file < m->nin)
+				sb_printf(&raw, "%s:%llu: ", m->in[f->ev[i].file].name, (unsigned long long)f->ev[i].line);
+			sb_printf(&raw, "%s\n", f->ev[i].text);
+		}
+	}
+	escape_lines(v->t, b, &raw);
+	sb_free(&raw);
+}
+
 static void rank_text(view *v, strbuf *b)
 {
 	long ri = view_rank(v);
@@ -180,6 +215,11 @@ static void rank_text(view *v, strbuf *b)
 	sb_printf(&raw, "  host %s  pid %ld", host ? host : "?", p->pid);
 	if (p->dev >= 0)
 		sb_printf(&raw, "  cuda %d", p->dev);
+	if (v->live && p->last_wall > 0) {
+		char age[16];
+		view_age(v, p->last_wall, age, sizeof age);
+		sb_printf(&raw, "  heard %s ago", age);
+	}
 	sb_printf(&raw, "  phase %s", phase_name(p->phase));
 	if (p->version >= 0)
 		sb_printf(&raw, "  NCCL %s", intern_str(&m->str, p->version));
@@ -195,7 +235,8 @@ static void rank_text(view *v, strbuf *b)
 			[STOP_PHASE] = "other ranks got to a later phase",
 			[STOP_FEWER] = "it logged less of this phase than the other ranks",
 			[STOP_NO_REPORT] = "the other ranks' watchdogs reported a timeout, it did not",
-			[STOP_FINDING] = "named by a straggler finding" };
+			[STOP_FINDING] = "named by a straggler finding",
+			[STOP_SILENT] = "named by rank-silent: quiet while the other ranks kept logging" };
 		sb_printf(&raw, " STOPPED EARLY (%s);", why[r->why]);
 	}
 	if (r->flags & RF_NOINIT)
@@ -219,6 +260,11 @@ static void rank_text(view *v, strbuf *b)
 	if (nf)
 		sb_addc(&raw, '\n');
 	escape_lines(v->t, b, &raw);
+	if (p->nlines && !view_kept(v, p->last_file)) {
+		copies_text(v, r->proc, b);
+		sb_free(&raw);
+		return;
+	}
 	unsigned nrec = p->nrecent < PROC_RECENT ? p->nrecent : PROC_RECENT;
 	if (p->nlines && (!nrec || p->recent[(p->nrecent - 1) % PROC_RECENT].line != p->last_line)) {
 		sb_adds(b, "its last line of any kind:\n  ");

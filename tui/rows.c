@@ -141,9 +141,11 @@ static void flag_findings(const model *m, rows *w)
 				r->sev = (int)f->severity;
 			if (timeout)
 				r->flags |= RF_TIMEOUT;
-			if (behind && !(r->flags & RF_STOPPED)) {
+			/* silence seen live says more than a phase behind: it is why */
+			bool silent = strcmp(f->id, "rank-silent") == 0 && f->key && strcmp(f->key, "job:live") == 0;
+			if (behind && (!(r->flags & RF_STOPPED) || silent)) {
 				r->flags |= RF_STOPPED;
-				r->why = STOP_FINDING;
+				r->why = silent ? STOP_SILENT : STOP_FINDING;
 			}
 			/* an error finding marks the ranks that failed themselves, not
 			 * every rank of a job-wide diagnosis */

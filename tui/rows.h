@@ -17,7 +17,7 @@ enum rank_flag {
 };
 
 /* Why a rank counts as stopped early (the first reason found). */
-enum stop_why { STOP_NONE, STOP_LATE, STOP_PHASE, STOP_FEWER, STOP_NO_REPORT, STOP_FINDING };
+enum stop_why { STOP_NONE, STOP_LATE, STOP_PHASE, STOP_FEWER, STOP_NO_REPORT, STOP_FINDING, STOP_SILENT };
 
 typedef struct rrank {
 	int proc;

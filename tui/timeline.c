@@ -75,7 +75,7 @@ static void axis(view *v, const cols *c)
 			term_put(t, y, c->bar + s * cw, cw, lab[s][cw >= 5], a);
 	}
 	term_put(t, y, c->phase, c->phasew, "phase", a);
-	term_put(t, y, c->last, c->lastw, "last line seen", a);
+	term_put(t, y, c->last, c->lastw, v->live ? " ago last line seen" : "last line seen", a);
 }
 
 /* The glyph of the error/abort slot, and its role. */
@@ -184,8 +184,15 @@ static void rank_row(view *v, const cols *c, int y, size_t i, bool cur)
 	int pa = (r->flags & RF_STOPPED ? term_attr(t, RL_ERROR) : r->flags & RF_NOINIT ? term_attr(t, RL_WARNING) : 0);
 	term_put(t, y, c->phase, c->phasew - 1, short_phase(p->phase, c->phasew > 12), pa | base);
 	strbuf b = { 0 };
+	if (v->live) {
+		/* how long ago it was last heard from */
+		char age[16] = "";
+		if (p->last_wall > 0)
+			view_age(v, p->last_wall, age, sizeof age);
+		sb_printf(&b, "%4s ", age);
+	}
 	if (r->flags & RF_STOPPED)
-		sb_adds(&b, "stopped: ");
+		sb_adds(&b, r->why == STOP_SILENT ? "silent: " : "stopped: ");
 	view_last_line(v, i, &b);
 	term_put(t, y, c->last, c->lastw, b.p, (r->flags & RF_STOPPED ? A_BOLD : 0) | base);
 	sb_free(&b);

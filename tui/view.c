@@ -127,6 +127,18 @@ void view_last_line(view *v, size_t i, strbuf *b)
 		settle_last(v, r);
 	if (r->last_file < 0 || (size_t)r->last_file >= v->m->nin)
 		return;
+	if (!view_kept(v, r->last_file)) {
+		/* the latest line the model kept a copy of */
+		const evref *c[VIEW_COPIES];
+		size_t n = view_copies(&v->m->procs[r->proc], c);
+		if (n) {
+			record rec;
+			slice s = slice_from(c[n - 1]->text);
+			record_parse(s, &rec);
+			term_escape(v->t, b, rec.body.n ? rec.body : s);
+		}
+		return;
+	}
 	lineidx *x = &v->idx[r->last_file];
 	if (!r->last_known) {
 		if (lineidx_seek(x, r->last_line, &r->last_off) != 0)
@@ -150,6 +162,12 @@ void view_drill(view *v, int file, uint64_t line)
 		view_status(v, "no line to open");
 		return;
 	}
+	if (!view_kept(v, file)) {
+		view_status(v, strcmp(v->m->in[file].name, "<stdin>") == 0
+				       ? "raw lines of standard input are not kept: the rank's facts and the findings' evidence are shown"
+				       : "this file was rotated or truncated: its earlier lines are gone");
+		return;
+	}
 	v->raw_file = file;
 	v->raw_mark = line;
 	v->raw_top = 0; /* centred by the next draw, once the pane's height is known */
@@ -157,6 +175,45 @@ void view_drill(view *v, int file, uint64_t line)
 		v->from = v->focus == PANE_FINDINGS || v->dmode == DET_FINDING ? PANE_FINDINGS : PANE_TIMELINE;
 	v->dmode = DET_RAW;
 	v->focus = PANE_DETAIL;
+}
+
+bool view_kept(const view *v, int file)
+{
+	return v->idx && file >= 0 && (size_t)file < v->m->nin && v->idx[file].path;
+}
+
+size_t view_copies(const proc *p, const evref *out[VIEW_COPIES])
+{
+	const evref *all[VIEW_COPIES] = { &p->ev_version, &p->ev_boot, &p->ev_socket, &p->ev_net, &p->ev_ib,
+					  &p->ev_init, &p->ev_netchan, &p->ev_warn, &p->ev_last_phase };
+	size_t n = 0;
+	for (size_t i = 0; i < VIEW_COPIES; i++) {
+		const evref *e = all[i];
+		bool dup = false;
+		for (size_t k = 0; k < n; k++)
+			dup |= out[k]->file == e->file && out[k]->line == e->line;
+		if (!e->text || dup)
+			continue;
+		/* insertion by (file, line): a handful at most */
+		size_t k = n++;
+		for (; k > 0 && (out[k - 1]->file > e->file || (out[k - 1]->file == e->file && out[k - 1]->line > e->line));
+		     k--)
+			out[k] = out[k - 1];
+		out[k] = e;
+	}
+	return n;
+}
+
+void view_age(const view *v, double t, char *buf, size_t n)
+{
+	double d = v->m->now - t;
+	long s = d > 0 ? (long)d : 0;
+	if (s < 60)
+		snprintf(buf, n, "%lds", s);
+	else if (s < 3600)
+		snprintf(buf, n, "%ldm", s / 60);
+	else
+		snprintf(buf, n, "%ldh", s / 3600);
 }
 
 /* The timeline gets what its rows need up to most of the screen, the
@@ -216,7 +273,7 @@ int view_run(view *v)
 			return 1;
 		struct pollfd pf[2] = { { v->t->fd, POLLIN, 0 }, { v->data_fd, POLLIN, 0 } };
 		/* a timeout, so that a signal landing just before poll is seen */
-		int n = poll(pf, v->data_fd >= 0 ? 2 : 1, 500);
+		int n = poll(pf, v->data_fd >= 0 ? 2 : 1, v->on_tick ? 100 : 500);
 		if (n < 0 && errno != EINTR)
 			return -1;
 		if (term_interrupted())
@@ -224,10 +281,10 @@ int view_run(view *v)
 		bool dirty = false;
 		if (n > 0 && (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
 			return -1; /* the terminal went away */
-		if (n > 0 && v->data_fd >= 0 && pf[1].revents && v->on_data) {
-			v->on_data(v, v->data_ctx);
-			dirty = true;
-		}
+		if (n > 0 && v->data_fd >= 0 && pf[1].revents && v->on_data)
+			dirty |= v->on_data(v, v->data_ctx);
+		if (v->on_tick)
+			dirty |= v->on_tick(v, v->data_ctx);
 		int ch;
 		while (!v->quit && (ch = getch()) != ERR) {
 			keys_handle(v, ch);

@@ -47,10 +47,17 @@ typedef struct view {
 	strbuf msg;
 	bool quit;
 	/* a descriptor with more log data and what to do when it is readable;
-	 * -1 and NULL for finished logs */
+	 * -1 and NULL for finished logs. The callbacks return true to redraw. */
 	int data_fd;
-	void (*on_data)(struct view *v, void *ctx);
+	bool (*on_data)(struct view *v, void *ctx);
+	/* live logs: called after every poll, which then waits 100 ms at most,
+	 * so that time passing (silence, clocks, files) is seen without data */
+	bool (*on_tick)(struct view *v, void *ctx);
 	void *data_ctx;
+	/* live logs: rank rows show how long ago each was heard from (m->now),
+	 * and the header what the input is doing ("reading", "input ended") */
+	bool live;
+	const char *state;
 } view;
 
 /* Sets up a view over m (not owned) and builds its rows. */
@@ -72,5 +79,13 @@ void view_status(view *v, const char *fmt, ...) __attribute__((format(printf, 2,
 void view_last_line(view *v, size_t i, strbuf *b);
 /* Opens the raw lines of input `file` at `line` in the detail pane. */
 void view_drill(view *v, int file, uint64_t line);
+/* Whether the raw lines of input `file` can be read back. */
+bool view_kept(const view *v, int file);
+/* The lines of process p that the model kept a copy of (for inputs whose
+ * lines are not kept), oldest first, into out; returns how many. */
+#define VIEW_COPIES 9
+size_t view_copies(const proc *p, const evref *out[VIEW_COPIES]);
+/* "12s", "3m", "2h": how long ago t was, at the model's clock. */
+void view_age(const view *v, double t, char *buf, size_t n);
 
 #endif
