@@ -31,6 +31,8 @@ struct gate {
 	size_t bstart[BUCKETS + 1];
 	/* nibble tables: bit k set when a bucket-k anchor has that nibble */
 	unsigned char a_lo[16], a_hi[16], b_lo[16], b_hi[16];
+	/* the exact anchor pairs, one bit each: the tables' false hits stop here */
+	uint64_t pairs[65536 / 64];
 	char **lit;
 	size_t *len, *off;  /* literal length; offset of its anchor in it */
 	int *val, *chain;
@@ -119,6 +121,8 @@ static void fill_buckets(gate *g)
 			g->a_hi[g->anc[i].a >> 4] |= bit;
 			g->b_lo[g->anc[i].b & 15] |= bit;
 			g->b_hi[g->anc[i].b >> 4] |= bit;
+			unsigned pair = (unsigned)g->anc[i].a << 8 | g->anc[i].b;
+			g->pairs[pair / 64] |= 1ULL << (pair % 64);
 		}
 }
 
@@ -167,7 +171,10 @@ static size_t verify(const gate *g, slice s, size_t pos, unsigned buckets, void 
 		     void *ctx)
 {
 	unsigned char a = (unsigned char)s.p[pos], b = (unsigned char)s.p[pos + 1];
+	unsigned pair = (unsigned)a << 8 | b;
 	size_t hits = 0;
+	if (!(g->pairs[pair / 64] >> (pair % 64) & 1))
+		return 0;
 	for (; buckets; buckets &= buckets - 1) {
 		size_t k = (size_t)__builtin_ctz(buckets);
 		for (size_t j = g->bstart[k]; j < g->bstart[k + 1]; j++) {
