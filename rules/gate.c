@@ -165,30 +165,34 @@ void gate_free(gate *g)
 	free(g);
 }
 
-/* The literals anchored at s[pos], s[pos+1], looked up in the buckets the
- * tables named (all buckets from the scalar loop). */
-static size_t verify(const gate *g, slice s, size_t pos, unsigned buckets, void (*hit)(void *ctx, int value),
-		     void *ctx)
+static bool is_anchor_pair(const gate *g, unsigned pair)
 {
-	unsigned char a = (unsigned char)s.p[pos], b = (unsigned char)s.p[pos + 1];
-	unsigned pair = (unsigned)a << 8 | b;
-	size_t hits = 0;
-	if (!(g->pairs[pair / 64] >> (pair % 64) & 1))
+	return g->pairs[pair / 64] >> (pair % 64) & 1;
+}
+
+/* The literals anchored at s[pos], s[pos+1], an anchor pair: the anchors
+ * are sorted, so a binary search finds its chain. */
+static size_t verify(const gate *g, slice s, size_t pos, void (*hit)(void *ctx, int value), void *ctx)
+{
+	unsigned pair = (unsigned)(unsigned char)s.p[pos] << 8 | (unsigned char)s.p[pos + 1];
+	size_t lo = 0, hi = g->nanc, hits = 0;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		unsigned mp = (unsigned)g->anc[mid].a << 8 | g->anc[mid].b;
+		if (mp < pair)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == g->nanc || ((unsigned)g->anc[lo].a << 8 | g->anc[lo].b) != pair)
 		return 0;
-	for (; buckets; buckets &= buckets - 1) {
-		size_t k = (size_t)__builtin_ctz(buckets);
-		for (size_t j = g->bstart[k]; j < g->bstart[k + 1]; j++) {
-			if (g->anc[j].a != a || g->anc[j].b != b)
-				continue;
-			for (int i = g->anc[j].head; i >= 0; i = g->chain[i]) {
-				if (pos < g->off[i])
-					continue;
-				size_t start = pos - g->off[i];
-				if (start + g->len[i] <= s.n && memcmp(s.p + start, g->lit[i], g->len[i]) == 0) {
-					hit(ctx, g->val[i]);
-					hits++;
-				}
-			}
+	for (int i = g->anc[lo].head; i >= 0; i = g->chain[i]) {
+		if (pos < g->off[i])
+			continue;
+		size_t start = pos - g->off[i];
+		if (start + g->len[i] <= s.n && memcmp(s.p + start, g->lit[i], g->len[i]) == 0) {
+			hit(ctx, g->val[i]);
+			hits++;
 		}
 	}
 	return hits;
@@ -199,10 +203,8 @@ static size_t scan_scalar(const gate *g, slice s, size_t from, void (*hit)(void 
 	const unsigned char *p = (const unsigned char *)s.p;
 	size_t hits = 0;
 	for (size_t pos = from; pos + 1 < s.n; pos++) {
-		unsigned m = g->a_lo[p[pos] & 15] & g->a_hi[p[pos] >> 4] & g->b_lo[p[pos + 1] & 15] &
-			     g->b_hi[p[pos + 1] >> 4];
-		if (m)
-			hits += verify(g, s, pos, m, hit, ctx);
+		if (is_anchor_pair(g, (unsigned)p[pos] << 8 | p[pos + 1]))
+			hits += verify(g, s, pos, hit, ctx);
 	}
 	return hits;
 }
@@ -218,25 +220,34 @@ __attribute__((target("avx2"))) static size_t scan_avx2(const gate *g, slice s, 
 	__m256i bhi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)g->b_hi));
 	__m256i nib = _mm256_set1_epi8(15), zero = _mm256_setzero_si256();
 	size_t hits = 0, i = 0;
-	for (; i + 33 <= s.n; i += 32) {
-		__m256i v0 = _mm256_loadu_si256((const __m256i *)(p + i));
-		__m256i v1 = _mm256_loadu_si256((const __m256i *)(p + i + 1));
+	/* the tail (most of a short line) goes through the same vector code,
+	 * from a zero-padded copy */
+	unsigned char tail[64] = { 0 };
+	for (; i + 1 < s.n; i += 32) {
+		const unsigned char *q = p + i;
+		if (i + 33 > s.n) {
+			memcpy(tail, p + i, s.n - i);
+			q = tail;
+		}
+		__m256i v0 = _mm256_loadu_si256((const __m256i *)q);
+		__m256i v1 = _mm256_loadu_si256((const __m256i *)(q + 1));
 		__m256i m = _mm256_and_si256(
 			_mm256_and_si256(_mm256_shuffle_epi8(alo, _mm256_and_si256(v0, nib)),
 					 _mm256_shuffle_epi8(ahi, _mm256_and_si256(_mm256_srli_epi16(v0, 4), nib))),
 			_mm256_and_si256(_mm256_shuffle_epi8(blo, _mm256_and_si256(v1, nib)),
 					 _mm256_shuffle_epi8(bhi, _mm256_and_si256(_mm256_srli_epi16(v1, 4), nib))));
 		unsigned bits = ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, zero));
+		if (q == tail) /* only pairs that lie inside the line */
+			bits &= s.n - i - 1 >= 32 ? ~0u : (1u << (s.n - i - 1)) - 1;
 		if (!bits)
 			continue;
-		unsigned char mb[32];
-		_mm256_storeu_si256((__m256i *)mb, m);
 		for (; bits; bits &= bits - 1) {
 			unsigned k = (unsigned)__builtin_ctz(bits);
-			hits += verify(g, s, i + k, mb[k], hit, ctx);
+			if (is_anchor_pair(g, (unsigned)q[k] << 8 | q[k + 1]))
+				hits += verify(g, s, i + k, hit, ctx);
 		}
 	}
-	*done = i;
+	*done = s.n;
 	return hits;
 }
 #endif
