@@ -203,7 +203,7 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 		else
 			add_item(&items, &nitems, &cap, (item){ .path = paths[i], .file = (int)i });
 	}
-	pool p = { .items = items, .n = nitems, .proto = m, .rs = rs, .window = (size_t)jobs * 2 };
+	pool p = { .items = items, .n = nitems, .proto = m, .rs = rs, .window = (size_t)jobs + 1 };
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.cv, NULL);
 	pthread_t *t = xcalloc((size_t)jobs, sizeof *t);
