@@ -118,10 +118,7 @@ int cmd_analyze(int argc, char **argv)
 	ro.color = ro.format == FMT_TEXT && color_enabled(cm, STDOUT_FILENO);
 	setup s;
 	strbuf err = { 0 };
-	if (setup_load(&s, extra, nextra, &err) != 0) {
-		cli_error("%s", err.p);
-		sb_free(&err);
-		setup_free(&s);
+	if (setup_load_or_report(&s, extra, nextra) != 0) {
 		free(extra);
 		return 2;
 	}

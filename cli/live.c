@@ -428,10 +428,7 @@ int cmd_live(int argc, char **argv)
 	}
 	setup s;
 	strbuf err = { 0 };
-	if (setup_load(&s, extra, nextra, &err) != 0) {
-		cli_error("%s", err.p);
-		sb_free(&err);
-		setup_free(&s);
+	if (setup_load_or_report(&s, extra, nextra) != 0) {
 		free(extra);
 		return 2;
 	}

@@ -126,11 +126,8 @@ int cmd_view(int argc, char **argv)
 	}
 	setup s;
 	strbuf err = { 0 };
-	if (setup_load(&s, extra, nextra, &err) != 0) {
-		cli_error("%s", err.p);
-		sb_free(&err);
+	if (setup_load_or_report(&s, extra, nextra) != 0) {
 		sb_free(&loaderr);
-		setup_free(&s);
 		free(good);
 		free(extra);
 		return 2;
