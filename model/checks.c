@@ -562,6 +562,23 @@ static void check_ranks(model *m)
 	jobinfo_free(&j);
 }
 
+/* P2P that hangs without a word: ranks `procs`, and what they did. */
+static void report_p2p_hang(model *m, const intset *procs, const char *what)
+{
+	strbuf msg = { 0 };
+	model_describe(m, procs, &msg);
+	sb_adds(&msg, what);
+	finding *f = job_finding(m, "p2p-hang-suspect", NULL, SEV_WARNING, msg.p,
+				 "as a test (not a fix), run with NCCL_P2P_DISABLE=1; if that works, check PCIe ACS "
+				 "(`lspci -vvv | grep ACSCtl`) and the IOMMU (`iommu=pt` or off)",
+				 true);
+	for (size_t i = 0; i < procs->n; i++) {
+		const evref *e = &m->procs[procs->v[i]].ev_last_phase;
+		findings_note(f, procs->v[i], 0, e->file, e->line, e->text ? slice_from(e->text) : SLICE_NONE);
+	}
+	sb_free(&msg);
+}
+
 static void check_init(model *m)
 {
 	intset stuck = { 0 }, p2p = { 0 };
@@ -648,21 +665,8 @@ static void check_init(model *m)
 		    e->text && strstr(e->text, "P2P"))
 			intset_add(&p2p, stuck.v[i]);
 	}
-	if (p2p.n && !errors) {
-		strbuf pm = { 0 };
-		model_describe(m, &p2p, &pm);
-		sb_adds(&pm, " stopped right after P2P channel setup, with no error");
-		finding *g = job_finding(m, "p2p-hang-suspect", NULL, SEV_WARNING, pm.p,
-					  "as a test (not a fix), run with NCCL_P2P_DISABLE=1; if that works, check PCIe "
-					  "ACS (`lspci -vvv | grep ACSCtl`) and the IOMMU (`iommu=pt`)",
-					  true);
-		for (size_t i = 0; i < p2p.n; i++) {
-			const proc *p = &m->procs[p2p.v[i]];
-			findings_note(g, p2p.v[i], 0, p->ev_last_phase.file, p->ev_last_phase.line,
-				      slice_from(p->ev_last_phase.text));
-		}
-		sb_free(&pm);
-	}
+	if (p2p.n && !errors)
+		report_p2p_hang(m, &p2p, " stopped right after P2P channel setup, with no error");
 	intset_free(&p2p);
 	intset_free(&stuck);
 	sb_free(&msg);
@@ -688,20 +692,8 @@ static void check_p2p_hang(model *m, const intset *timed)
 	for (size_t i = 0; i < timed->n; i++)
 		if (m->wd[timed->v[i]].seq > 10 || m->wd[timed->v[i]].last_done > 10)
 			goto out;
-	if (p2p.n && timed->n) {
-		strbuf msg = { 0 };
-		model_describe(m, &p2p, &msg);
-		sb_adds(&msg, " completed init over P2P, then the first collectives hung with no NCCL error");
-		finding *f = job_finding(m, "p2p-hang-suspect", NULL, SEV_WARNING, msg.p,
-					 "as a test (not a fix), run with NCCL_P2P_DISABLE=1; if that works, check PCIe ACS "
-					 "(`lspci -vvv | grep ACSCtl`) and the IOMMU (`iommu=pt` or off)",
-					 true);
-		for (size_t i = 0; i < p2p.n; i++) {
-			const evref *e = &m->procs[p2p.v[i]].ev_last_phase;
-			findings_note(f, p2p.v[i], 0, e->file, e->line, e->text ? slice_from(e->text) : SLICE_NONE);
-		}
-		sb_free(&msg);
-	}
+	if (p2p.n && timed->n)
+		report_p2p_hang(m, &p2p, " completed init over P2P, then the first collectives hung with no NCCL error");
 out:
 	intset_free(&p2p);
 }
