@@ -50,8 +50,8 @@ void findings_add_evidence(finding *f, int file, uint64_t line, int proc, slice 
 void findings_note(finding *f, int proc, double time, int file, uint64_t line, slice text)
 {
 	f->count++;
-	if (proc >= 0 && intset_add(&f->procs, proc))
-		f->widened = true;
+	if (proc >= 0)
+		intset_add(&f->procs, proc);
 	if (time > 0 && (f->time == 0 || time < f->time))
 		f->time = time;
 	/* Keep the first line, then one line per new process: evidence spread over ranks. */

@@ -31,7 +31,6 @@ typedef struct finding {
 	uint64_t seq;      /* arrival order of the first occurrence */
 	double time;       /* earliest timestamp, 0 when none */
 	int cause;         /* index of the finding this one is a symptom of, or -1 */
-	bool widened;      /* procs grew since last looked at (live mode) */
 	bool scoped;       /* the message names its ranks and hosts itself */
 	bool job;          /* from a job-level check: recomputed by each check run */
 } finding;
