@@ -48,6 +48,17 @@ void report_hosts_free(hostrow *rows, size_t n)
 	free(rows);
 }
 
+void report_message(const model *m, const finding *f, strbuf *b)
+{
+	if (f->procs.n && !f->scoped) {
+		size_t at = b->n;
+		model_describe(m, &f->procs, b);
+		if (b->n > at)
+			sb_adds(b, ": ");
+	}
+	sb_adds(b, f->message);
+}
+
 void report_location(const model *m, const finding *f, strbuf *b)
 {
 	if (f->nev && f->ev[0].file >= 0)

@@ -42,12 +42,7 @@ static cJSON *finding_json(const model *m, const finding *f)
 	add_str(o, "severity", severity_name(f->severity));
 	add_str(o, "title", f->title);
 	strbuf msg = { 0 };
-	if (f->procs.n && !f->scoped) {
-		model_describe(m, &f->procs, &msg);
-		if (msg.n)
-			sb_adds(&msg, ": ");
-	}
-	sb_adds(&msg, f->message);
+	report_message(m, f, &msg);
 	add_str(o, "message", msg.p);
 	sb_free(&msg);
 	if (f->hint)

@@ -82,11 +82,7 @@ int report_markdown(FILE *out, const model *m, const report_opts *o)
 		const finding *f = &m->fs.v[i];
 		sb_printf(&b, "### %s `%s`\n\n", f->severity == SEV_ERROR ? "Error" : f->severity == SEV_WARNING ? "Warning" : "Info", f->id);
 		strbuf msg = { 0 };
-		if (f->procs.n && !f->scoped) {
-			model_describe(m, &f->procs, &msg);
-			sb_adds(&msg, ": ");
-		}
-		sb_adds(&msg, f->message);
+		report_message(m, f, &msg);
 		md_text(&b, msg.p);
 		sb_free(&msg);
 		sb_adds(&b, "\n\n");

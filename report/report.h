@@ -43,6 +43,9 @@ typedef struct hostrow {
 size_t report_hosts(const model *m, hostrow **rows);
 void report_hosts_free(hostrow *rows, size_t n);
 
+/* A finding's message, led by "ranks 4-7 on node-b: " unless it names
+ * them itself; raw text (escape it for the output). */
+void report_message(const model *m, const finding *f, strbuf *b);
 /* The location of a finding's first evidence, "file:line", into b. */
 void report_location(const model *m, const finding *f, strbuf *b);
 

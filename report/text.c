@@ -22,18 +22,6 @@ static void put(strbuf *b, bool color, const char *code)
 		sb_adds(b, code);
 }
 
-/* "ranks 4-7 on node-b: " unless the message already names them. */
-static void scope(const model *m, const finding *f, strbuf *b)
-{
-	if (!f->procs.n || f->scoped)
-		return;
-	strbuf d = { 0 };
-	model_describe(m, &f->procs, &d);
-	if (d.n)
-		sb_printf(b, "%s: ", d.p);
-	sb_free(&d);
-}
-
 static void finding_text(strbuf *b, const model *m, const findings *fs, const finding *f, bool color)
 {
 	strbuf loc = { 0 };
@@ -53,8 +41,7 @@ static void finding_text(strbuf *b, const model *m, const findings *fs, const fi
 	put(b, color, C_RESET);
 	sb_adds(b, "]: ");
 	strbuf msg = { 0 };
-	scope(m, f, &msg);
-	sb_adds(&msg, f->message);
+	report_message(m, f, &msg);
 	escape_text(b, (slice){ msg.p, msg.n });
 	sb_addc(b, '\n');
 	for (size_t i = 0; i < f->nev; i++) {
