@@ -190,7 +190,9 @@ bool follower_step(follower *f, double now, double flush_after, strbuf *err)
 		if (d->ended)
 			continue;
 		got |= strcmp(d->path, "-") == 0 ? step_stdin(f, d, now, err) : step_file(f, d, now, err);
-		if (d->open_pipeline && linesplit_pending(&d->p.ls) && now - d->last_data >= flush_after) {
+		if (d->open_pipeline)
+			pipeline_settle(&d->p);
+		if (d->open_pipeline && pipeline_pending(&d->p) && now - d->last_data >= flush_after) {
 			pipeline_flush(&d->p);
 			got = true;
 		}

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../parser/join.h"
 #include "input.h"
 
 /* A big plain file is cut at newlines into parts of at least this size
@@ -127,6 +128,28 @@ static off_t next_line(int fd, off_t at, off_t size)
 	return size;
 }
 
+/* A cut point at or after `at` where no line is continued: the line after
+ * it does not read as the rest of the one before (a wrapped paste), so a
+ * part decides its joins as reading the whole file would. */
+static off_t safe_cut(int fd, off_t at, off_t size)
+{
+	char buf[JOIN_MAX_BYTES];
+	off_t pos = next_line(fd, at, size);
+	for (int k = 0; k < 1024 && pos < size; k++) {
+		ssize_t r = pread(fd, buf, sizeof buf, pos);
+		if (r <= 0)
+			break;
+		const char *nl = memchr(buf, '\n', (size_t)r);
+		size_t n = nl ? (size_t)(nl - buf) : (size_t)r;
+		if (n && buf[n - 1] == '\r')
+			n--;
+		if (!join_continues((slice){ buf, n }))
+			break;
+		pos = next_line(fd, pos, size);
+	}
+	return pos;
+}
+
 /* A plain (not compressed) regular file big enough to be worth cutting. */
 static size_t plan_parts(const char *path, int jobs, off_t *size)
 {
@@ -192,7 +215,7 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 		int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
 		off_t start = 0;
 		for (size_t k = 1; k <= parts && fd >= 0; k++) {
-			off_t end = k == parts ? size : next_line(fd, size / (off_t)parts * (off_t)k, size);
+			off_t end = k == parts ? size : safe_cut(fd, size / (off_t)parts * (off_t)k, size);
 			if (end > start)
 				add_item(&items, &nitems, &cap,
 					 (item){ .path = paths[i], .file = (int)i, .part = true, .start = start, .end = end });

@@ -1,6 +1,11 @@
 #include "pipeline.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* Bytes on each side of a line break that a literal cut by a terminal can
+ * straddle: longer than any gate literal. */
+#define SEAM 64
 
 void pipeline_begin(pipeline *p, model *m, ruleset *rs, int file)
 {
@@ -17,6 +22,8 @@ void pipeline_begin_at(pipeline *p, model *m, ruleset *rs, int file, uint64_t fi
 	linesplit_init(&p->ls, PIPELINE_MAX_LINE);
 	p->ls.lineno = first_line - 1;
 	p->ls.pos = first_off;
+	p->j = xcalloc(1, sizeof *p->j);
+	p->prevbuf = xmalloc(JOIN_MAX_BYTES);
 }
 
 /* The lines this pipeline read (a part's own, not its first number). */
@@ -30,38 +37,199 @@ static void on_match(void *ctx, const match *mt)
 	model_match(ctx, mt);
 }
 
+/* The records of one gated segment: usually one, more when another
+ * process's record is glued behind the first. */
+static void analyze(pipeline *p, uint64_t no, uint64_t off, slice seg, size_t cands, const linespan *span)
+{
+	size_t at = 0;
+	while (at < seg.n) {
+		record r;
+		size_t k = record_parse((slice){ seg.p + at, seg.n - at }, &r);
+		model_record(p->m, p->file, no, off, &r, span);
+		if (cands && r.body.n)
+			ruleset_match(p->rs, r.body, r.site, on_match, p->m);
+		model_record_end(p->m);
+		at += k ? k : seg.n - at;
+	}
+}
+
+/* How well the rules understand a reading of a joined line. */
+typedef struct score {
+	int matches, captures;
+	uint64_t rules; /* which rules matched, as a sum of mixed indices */
+} score;
+
+static void count_match(void *ctx, const match *mt)
+{
+	score *sc = ctx;
+	sc->matches++;
+	sc->rules += ((uint64_t)mt->ri + 1) * 0x9e3779b97f4a7c15ULL;
+	for (int i = 0; i < mt->ncaps; i++)
+		sc->captures += mt->caps[i].v.n > 0;
+}
+
+static score rule_score(pipeline *p, slice text)
+{
+	score sc = { 0, 0, 0 };
+	if (ruleset_gate(p->rs, text)) {
+		record r;
+		record_parse(text, &r);
+		ruleset_match(p->rs, r.body, r.site, count_match, &sc);
+	}
+	return sc;
+}
+
+/* Where two lines meet with no blank, a terminal cut a word or a word wrap
+ * dropped a blank. Joint by joint, the other reading wins when more rules
+ * understand it, or the same rules fill more of their captures; else the
+ * joiner's own (by the width of the line before) stands. */
+static void settle_joints(pipeline *p)
+{
+	joiner *j = p->j;
+	if (!j->tight)
+		return;
+	joiner *alt = xmalloc(sizeof *alt);
+	score a = rule_score(p, join_text(j));
+	for (int k = 1; k < j->nparts; k++) {
+		memcpy(alt, j, sizeof *alt);
+		if (!join_flip(alt, k))
+			continue;
+		score b = rule_score(p, join_text(alt));
+		if (b.matches > a.matches || (b.rules == a.rules && b.captures > a.captures)) {
+			memcpy(j, alt, sizeof *j);
+			a = b;
+		}
+	}
+	free(alt);
+}
+
+/* Analyzes the logical line the joiner holds. */
+static void flush_held(pipeline *p)
+{
+	if (p->state != JS_HELD) {
+		join_reset(p->j);
+		p->state = JS_NONE;
+		return;
+	}
+	p->state = JS_NONE;
+	settle_joints(p);
+	const joiner *j = p->j;
+	slice text = join_text(j);
+	size_t cands;
+	if (j->nparts == 1 && !j->tight && ruleset_hits_restore(p->rs, &p->hits))
+		cands = p->rs->ncand;
+	else
+		cands = ruleset_gate(p->rs, text);
+	linespan span = { j->part, j->nparts, j->buf };
+	analyze(p, j->part[0].no, j->part[0].off, text, cands, j->nparts > 1 ? &span : NULL);
+	join_reset(p->j);
+}
+
+/* A literal the gate knows, cut in two by the break before the last part? */
+static bool seam_hit(pipeline *p, slice before, slice next)
+{
+	char w[2 * SEAM];
+	size_t a = before.n < SEAM ? before.n : SEAM, b = next.n < SEAM ? next.n : SEAM;
+	memcpy(w, before.p + before.n - a, a);
+	memcpy(w + a, next.p, b);
+	return ruleset_gate(p->rs, (slice){ w, a + b }) > 0 || p->rs->record_hint;
+}
+
+/* After a part was added: go on holding or gathering while the line may
+ * wrap again, else analyze (held) or drop (gathered without a hit). */
+static void after_part(pipeline *p)
+{
+	if (!join_open(p->j))
+		flush_held(p);
+}
+
+/* l went on the line being gathered (no hit so far): with the hit it brings
+ * or completes, the whole is now held for analysis. */
+static void gathered(pipeline *p, const line *l, slice before, bool l_hit)
+{
+	if (l_hit || seam_hit(p, before, l->text)) {
+		p->state = JS_HELD;
+		p->hits.overflow = true; /* several parts: the gate scans the whole again */
+	} else {
+		model_activity(p->m, p->file, l->no, l->off, l->text);
+	}
+	after_part(p);
+}
+
 /* A segment is a line, or a part between carriage returns: progress bars
- * redraw with \r, and NCCL lines end up glued behind them. */
-static void segment(pipeline *p, const line *l, slice seg)
+ * redraw with \r, and NCCL lines end up glued behind them. For a whole
+ * line, prev is the full line before it that had no hit (or empty). */
+static void segment(pipeline *p, const line *l, slice seg, bool whole, slice prev)
 {
 	if (!seg.n || !seg.p)
 		return;
 	size_t cands = ruleset_gate(p->rs, seg);
-	if (!cands && !p->rs->record_hint) {
+	bool hit = cands || p->rs->record_hint;
+	if (prev.n && join_continues(seg) && join_start(p->j, prev, p->prev_no, p->prev_off)) {
+		if (join_add(p->j, seg, l->no, l->off)) {
+			p->state = JS_GATHER;
+			gathered(p, l, prev, hit);
+			return;
+		}
+		join_reset(p->j);
+	}
+	if (!hit) {
+		/* any wide line: a word wrap may have cut it at any width */
+		bool head = whole && seg.n >= JOIN_MIN_WIDTH && seg.n < JOIN_MAX_BYTES;
 		model_activity(p->m, p->file, l->no, l->off, seg);
+		if (head) {
+			p->prev = seg;
+			p->prev_no = l->no;
+			p->prev_off = l->off;
+			/* the splitter's carry buffer is reused before the chunk ends */
+			if (seg.p >= p->ls.carry && seg.p < p->ls.carry + p->ls.max) {
+				memcpy(p->prevbuf, seg.p, seg.n);
+				p->prev.p = p->prevbuf;
+			}
+		}
 		return;
 	}
-	size_t off = 0;
-	while (off < seg.n) {
-		record r;
-		size_t k = record_parse((slice){ seg.p + off, seg.n - off }, &r);
-		model_record(p->m, p->file, l->no, l->off, &r);
-		if (cands && r.body.n)
-			ruleset_match(p->rs, r.body, r.site, on_match, p->m);
-		off += k ? k : seg.n - off;
+	/* a line with a hit waits when it is wide: a word wrap may have cut it
+	 * at any width */
+	if (whole && seg.n >= JOIN_MIN_WIDTH && join_start(p->j, seg, l->no, l->off)) {
+		ruleset_hits_save(p->rs, &p->hits);
+		p->state = JS_HELD;
+		return;
 	}
+	analyze(p, l->no, l->off, seg, cands, NULL);
 }
 
 void pipeline_line(pipeline *p, const line *l)
 {
 	if (l->cut)
 		p->cut_lines++;
+	if (p->state != JS_NONE) {
+		joiner *j = p->j;
+		const joinpart *last = &j->part[j->nparts - 1];
+		slice before = { j->buf + last->at, last->n };
+		if (!l->cut && join_continues(l->text) && join_add(j, l->text, l->no, l->off)) {
+			if (p->state == JS_GATHER) {
+				size_t c = ruleset_gate(p->rs, l->text);
+				gathered(p, l, before, c || p->rs->record_hint);
+			} else {
+				after_part(p);
+			}
+			return;
+		}
+		flush_held(p);
+	}
+	slice prev = p->prev;
+	p->prev.n = 0;
 	slice s = l->text;
+	if (!l->cut && !memchr(s.p, '\r', s.n)) {
+		segment(p, l, s, true, prev);
+		return;
+	}
 	while (s.n) {
 		const char *cr = memchr(s.p, '\r', s.n);
 		size_t n = cr ? (size_t)(cr - s.p) : s.n;
 		if (n)
-			segment(p, l, (slice){ s.p, n });
+			segment(p, l, (slice){ s.p, n }, false, SLICE_NONE);
 		if (!cr)
 			break;
 		s.p += n + 1;
@@ -74,26 +242,54 @@ static void on_line(void *ctx, const line *l)
 	pipeline_line(ctx, l);
 }
 
+/* The chunk that prev points into is about to go: keep a copy. */
+static void keep_prev(pipeline *p)
+{
+	if (!p->prev.n || p->prev.p == p->prevbuf)
+		return;
+	memmove(p->prevbuf, p->prev.p, p->prev.n);
+	p->prev.p = p->prevbuf;
+}
+
+static void count(pipeline *p)
+{
+	p->m->in[p->file].lines = lines_read(p);
+	p->m->in[p->file].bytes = p->bytes;
+}
+
 void pipeline_feed(pipeline *p, const char *buf, size_t n)
 {
 	p->bytes += n;
 	linesplit_feed(&p->ls, buf, n, on_line, p);
-	p->m->in[p->file].lines = lines_read(p);
-	p->m->in[p->file].bytes = p->bytes;
+	keep_prev(p);
+	count(p);
 }
 
 void pipeline_flush(pipeline *p)
 {
 	linesplit_flush(&p->ls, on_line, p);
-	p->m->in[p->file].lines = lines_read(p);
-	p->m->in[p->file].bytes = p->bytes;
+	flush_held(p);
+	p->prev.n = 0;
+	count(p);
+}
+
+void pipeline_settle(pipeline *p)
+{
+	flush_held(p);
+	p->prev.n = 0;
+}
+
+bool pipeline_pending(const pipeline *p)
+{
+	return linesplit_pending(&p->ls) || p->state == JS_HELD;
 }
 
 void pipeline_end(pipeline *p)
 {
-	linesplit_flush(&p->ls, on_line, p);
-	input *in = &p->m->in[p->file];
-	in->lines = lines_read(p);
-	in->bytes = p->bytes;
+	pipeline_flush(p);
 	linesplit_free(&p->ls);
+	free(p->j);
+	free(p->prevbuf);
+	p->j = NULL;
+	p->prevbuf = NULL;
 }

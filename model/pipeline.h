@@ -1,8 +1,10 @@
-/* The one pipeline: bytes -> lines -> records -> rule matches -> job model.
- * analyze, live and view all feed their bytes through it. */
+/* The one pipeline: bytes -> lines -> logical lines (hard-wrapped pastes
+ * joined back) -> records -> rule matches -> job model. analyze, live and
+ * view all feed their bytes through it. */
 #ifndef NCCLOG_PIPELINE_H
 #define NCCLOG_PIPELINE_H
 
+#include "../parser/join.h"
 #include "../parser/lines.h"
 #include "../rules/rules.h"
 #include "model.h"
@@ -18,6 +20,18 @@ typedef struct pipeline {
 	uint64_t bytes;
 	uint64_t first_line;
 	uint64_t cut_lines;
+	/* Reassembly. A full-width line with a gate hit waits in j until the
+	 * next line says whether it goes on (JS_HELD; its gate hits are kept
+	 * to avoid a second scan). A full-width line without a hit is kept as
+	 * prev, a slice of the current chunk (copied to prevbuf when the chunk
+	 * goes); when the next line continues it, both are gathered in j
+	 * (JS_GATHER) until a hit turns up, maybe a literal cut in two. */
+	joiner *j;
+	enum { JS_NONE, JS_HELD, JS_GATHER } state;
+	gatehits hits;
+	slice prev;
+	uint64_t prev_no, prev_off;
+	char *prevbuf;
 } pipeline;
 
 void pipeline_begin(pipeline *p, model *m, ruleset *rs, int file);
@@ -25,9 +39,16 @@ void pipeline_begin(pipeline *p, model *m, ruleset *rs, int file);
  * byte `first_off`: line numbers and offsets stay those of the whole. */
 void pipeline_begin_at(pipeline *p, model *m, ruleset *rs, int file, uint64_t first_line, uint64_t first_off);
 void pipeline_feed(pipeline *p, const char *buf, size_t n);
-/* Emits a partial last line now (live mode: its writer went quiet). */
+/* Emits a partial last line and a held line now (live mode: the writer
+ * went quiet). */
 void pipeline_flush(pipeline *p);
-/* Flushes a last line without newline; the input's counts go to the model. */
+/* Analyzes a complete line that waits for a continuation now (live mode:
+ * the reader has drained what was written, and a wrapped paste arrives in
+ * one piece). */
+void pipeline_settle(pipeline *p);
+/* True when a partial line or a line waiting for its continuation is held. */
+bool pipeline_pending(const pipeline *p);
+/* Flushes what is pending; the input's counts go to the model. */
 void pipeline_end(pipeline *p);
 /* Analyzes one line as if read from the input (for tests and fuzzing). */
 void pipeline_line(pipeline *p, const line *l);

@@ -440,6 +440,24 @@ size_t ruleset_gate(ruleset *rs, slice line)
 	return rs->ncand;
 }
 
+void ruleset_hits_save(const ruleset *rs, gatehits *h)
+{
+	h->n = rs->ncand < GATEHITS_MAX ? rs->ncand : GATEHITS_MAX;
+	h->overflow = rs->ncand > GATEHITS_MAX;
+	memcpy(h->cand, rs->cand, h->n * sizeof *h->cand);
+	h->hint = rs->record_hint;
+}
+
+bool ruleset_hits_restore(ruleset *rs, const gatehits *h)
+{
+	if (h->overflow)
+		return false;
+	memcpy(rs->cand, h->cand, h->n * sizeof *h->cand);
+	rs->ncand = h->n;
+	rs->record_hint = h->hint;
+	return true;
+}
+
 static bool run_rule(ruleset *rs, size_t ri, slice text, match *m)
 {
 	rule *r = &rs->v[ri];

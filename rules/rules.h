@@ -63,6 +63,15 @@ typedef struct ruleset {
 	bool clone;         /* shares the compiled rules and gate of another set */
 } ruleset;
 
+/* The outcome of one gate scan, kept while a line waits (reassembly). */
+#define GATEHITS_MAX 16
+typedef struct gatehits {
+	int cand[GATEHITS_MAX];
+	size_t n;
+	bool hint;
+	bool overflow; /* more candidates than fit: scan again */
+} gatehits;
+
 void ruleset_init(ruleset *rs, const catalog *cat, const char *const *tags);
 void ruleset_free(ruleset *rs);
 /* Loads one rule file, or every *.json in a directory (sorted). On error,
@@ -76,6 +85,10 @@ void ruleset_clone(ruleset *dst, const ruleset *src);
 /* Scans a line with the gate; returns the number of candidate rules and
  * sets rs->record_hint. */
 size_t ruleset_gate(ruleset *rs, slice line);
+/* Keeps the outcome of the last gate scan; puts it back. Restoring returns
+ * false when it did not fit (the caller scans again). */
+void ruleset_hits_save(const ruleset *rs, gatehits *h);
+bool ruleset_hits_restore(ruleset *rs, const gatehits *h);
 /* Runs the candidates of the last gate scan over a record's message and
  * call site; calls fn per match. */
 void ruleset_match(ruleset *rs, slice text, slice site, void (*fn)(void *ctx, const match *m), void *ctx);

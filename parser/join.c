@@ -1,0 +1,232 @@
+#include "join.h"
+
+#include <string.h>
+
+#include "record.h"
+
+/* Terminal widths common enough that a line of exactly this many columns
+ * was most likely cut by the terminal, mid-word. */
+static const int term_widths[] = { 80, 100, 120, 132, 140, 150, 160, 170, 180, 200 };
+
+int join_width(slice s)
+{
+	int w = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		unsigned char c = (unsigned char)s.p[i];
+		if (c == '\t')
+			w += 8 - w % 8;
+		else if ((c & 0xc0) != 0x80)
+			w++;
+	}
+	return w;
+}
+
+static bool is_upper(char c)
+{
+	return c >= 'A' && c <= 'Z';
+}
+
+static bool is_word(char c)
+{
+	return (c >= 'a' && c <= 'z') || is_upper(c) || (c >= '0' && c <= '9') || c == '_' || c == '.';
+}
+
+static bool starts_word(slice s, const char *w)
+{
+	size_t n = strlen(w);
+	return s.n >= n && memcmp(s.p, w, n) == 0;
+}
+
+/* "RuntimeError:", "torch.distributed.DistBackendError:", "UserWarning:" */
+static bool exception_head(slice s)
+{
+	size_t i = 0, last = 0;
+	while (i < s.n && i < 96 && is_word(s.p[i]))
+		if (s.p[i++] == '.')
+			last = i;
+	if (i == 0 || i >= s.n || s.p[i] != ':' || last >= i || !is_upper(s.p[last]))
+		return false;
+	slice w = { s.p, i };
+	static const char *const ends[] = { "Error", "Exception", "Warning", "Interrupt", "Exit" };
+	for (size_t k = 0; k < sizeof ends / sizeof ends[0]; k++) {
+		size_t n = strlen(ends[k]);
+		if (w.n >= n && memcmp(w.p + w.n - n, ends[k], n) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Words that begin a line of a log, a traceback or a tool's report. */
+static bool line_head(slice t)
+{
+	static const char *const heads[] = {
+		"Traceback (", "File \"", "frame #", "During handling", "The above exception",
+		"Exception raised from", "INFO", "WARNING", "WARN ", "ERROR", "DEBUG", "CRITICAL", "FATAL",
+		"#", "+ ", "$ ", ">>> ", "NCCL version", "RCCL version",
+	};
+	for (size_t k = 0; k < sizeof heads / sizeof heads[0]; k++)
+		if (starts_word(t, heads[k]))
+			return true;
+	/* glog and c10 levels in brackets: "[E ProcessGroupNCCL.cpp:1537]", "[W1110 ...]" */
+	if (t.n >= 3 && t.p[0] == '[' && strchr("EWIFD", t.p[1]) && t.p[1] &&
+	    (t.p[2] == ' ' || (t.p[2] >= '0' && t.p[2] <= '9')))
+		return true;
+	return exception_head(t);
+}
+
+/* "host:1234:5678 " at the start: NCCL's prefix, the most common line. */
+static bool nccl_prefix(slice t)
+{
+	size_t i = 0, colons = 0;
+	while (i < t.n && i < 80 && t.p[i] != ' ') {
+		char c = t.p[i++];
+		if (c == ':')
+			colons++;
+		else if (colons && !(c >= '0' && c <= '9'))
+			return false;
+	}
+	return colons == 2 && i < t.n && t.p[i - 1] != ':';
+}
+
+bool join_continues(slice s)
+{
+	/* the cheap tests first: this runs on the line after every wide one */
+	if (!s.n || s.n >= JOIN_MAX_BYTES)
+		return false;
+	size_t i = 0;
+	while (i < s.n && (s.p[i] == ' ' || s.p[i] == '\t'))
+		i++;
+	if (i == s.n)
+		return false;
+	slice t = { s.p + i, s.n - i };
+	if (nccl_prefix(t) || memchr(s.p, '\r', s.n))
+		return false;
+	double tm;
+	if (timestamp_parse(t, &tm) || line_head(t))
+		return false;
+	launch ln = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
+	launch_strip(s, &ln);
+	if (ln.tag.n || ln.rank >= 0 || ln.local >= 0 || ln.host.n || ln.time != 0)
+		return false;
+	/* an NCCL record of its own at the start of the line ("[0] misc/socket.cc:71 NCCL WARN") */
+	if (!memmem(s.p, s.n, "NCCL ", 5) && !memmem(s.p, s.n, " INFO ", 6) && !memmem(s.p, s.n, " WARN ", 6))
+		return true;
+	record r;
+	record_parse(s, &r);
+	return r.level == LV_NONE;
+}
+
+void join_reset(joiner *j)
+{
+	j->n = 0;
+	j->nparts = 0;
+	j->tight = j->direct = 0;
+}
+
+bool join_start(joiner *j, slice s, uint64_t no, uint64_t off)
+{
+	join_reset(j);
+	if (s.n > sizeof j->buf)
+		return false;
+	memcpy(j->buf, s.p, s.n);
+	j->n = s.n;
+	/* width -1: measured when a second line comes, most lines never need it */
+	j->part[0] = (joinpart){ no, off, 0, s.n, -1 };
+	j->nparts = 1;
+	return true;
+}
+
+bool join_fills_width(int w)
+{
+	for (size_t k = 0; k < sizeof term_widths / sizeof term_widths[0]; k++)
+		if (w == term_widths[k])
+			return true;
+	return false;
+}
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Rebuilds buf from the parts' own texts with the joints as read now. */
+static bool rebuild(joiner *j)
+{
+	char tmp[JOIN_MAX_BYTES];
+	size_t n = 0;
+	for (int k = 0; k < j->nparts; k++) {
+		joinpart *pt = &j->part[k];
+		bool sep = k > 0 && !((j->direct >> k) & 1);
+		if (n + sep + pt->n > sizeof tmp)
+			return false;
+		if (sep)
+			tmp[n++] = ' ';
+		memcpy(tmp + n, j->buf + pt->at, pt->n);
+		pt->at = n;
+		n += pt->n;
+	}
+	memcpy(j->buf, tmp, n);
+	j->n = n;
+	return true;
+}
+
+bool join_add(joiner *j, slice s, uint64_t no, uint64_t off)
+{
+	if (j->nparts == 0 || j->nparts >= JOIN_MAX_PARTS || j->n + 1 + s.n > sizeof j->buf)
+		return false;
+	joinpart *last = &j->part[j->nparts - 1];
+	if (last->width < 0)
+		last->width = join_width((slice){ j->buf + last->at, last->n });
+	/* padding an issue box added is not text */
+	size_t keep = last->n;
+	while (keep > 0 && blank(j->buf[last->at + keep - 1]))
+		keep--;
+	bool blank_around = keep < last->n || blank(s.p[0]);
+	int width = join_width(s); /* of the physical line, its indentation included */
+	while (s.n && blank(s.p[0])) {
+		s.p++;
+		s.n--;
+	}
+	int k = j->nparts;
+	j->n = last->at + keep;
+	last->n = keep;
+	if (!blank_around) {
+		j->tight |= 1u << k;
+		if (join_fills_width(last->width))
+			j->direct |= 1u << k;
+	}
+	if (!((j->direct >> k) & 1))
+		j->buf[j->n++] = ' ';
+	memcpy(j->buf + j->n, s.p, s.n);
+	j->part[k] = (joinpart){ no, off, j->n, s.n, width };
+	j->n += s.n;
+	j->nparts++;
+	return true;
+}
+
+bool join_flip(joiner *j, int k)
+{
+	if (k <= 0 || k >= j->nparts || !((j->tight >> k) & 1))
+		return false;
+	unsigned old = j->direct;
+	j->direct ^= 1u << k;
+	if (!rebuild(j)) {
+		j->direct = old;
+		rebuild(j);
+		return false;
+	}
+	return true;
+}
+
+slice join_text(const joiner *j)
+{
+	return (slice){ j->buf, j->n };
+}
+
+bool join_open(const joiner *j)
+{
+	if (j->nparts == 0 || j->nparts >= JOIN_MAX_PARTS)
+		return false;
+	const joinpart *last = &j->part[j->nparts - 1];
+	return last->width < 0 ? last->n >= JOIN_MIN_WIDTH : last->width >= JOIN_MIN_WIDTH;
+}

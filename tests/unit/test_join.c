@@ -1,0 +1,164 @@
+/* Reassembly: which lines go on the line before them, how the pieces of a
+ * hard-wrapped or word-wrapped paste are joined, and a wrapped WARN and
+ * watchdog line going through the whole pipeline with every physical line
+ * cited. */
+#include <stdlib.h>
+
+#include "../../model/pipeline.h"
+#include "check.h"
+
+static bool cont(const char *s)
+{
+	return join_continues(slice_from(s));
+}
+
+static void test_continues(checks *c)
+{
+	CHECK(c, cont("iled : Connection refused"), "the rest of a cut word");
+	CHECK(c, cont("    0, vendor err 129 (Recv)"), "indented rest");
+	CHECK(c, cont(": 20585 PG status: last enqueued work: 20589"), "rest after a colon");
+	CHECK(c, !cont(""), "a blank line ends a record");
+	CHECK(c, !cont("   "), "blanks only");
+	CHECK(c, !cont("node-a:1234:5678 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>"), "an NCCL record");
+	CHECK(c, !cont("[0] misc/socket.cc:71 NCCL WARN socketStartConnect: Connect to"), "a stripped record");
+	CHECK(c, !cont("3: node-a:1234:5678 [0] NCCL INFO x"), "srun label");
+	CHECK(c, !cont("[1,3]<stderr>:rest"), "mpirun tag");
+	CHECK(c, !cont("[rank3]:[E ProcessGroupNCCL.cpp:1537] timeout"), "torchrun prefix");
+	CHECK(c, !cont("2025-03-12 10:22:33,120 INFO step"), "a timestamp");
+	CHECK(c, !cont("E0709 17:05:38.162555 1234 run.py:12] x"), "glog");
+	CHECK(c, !cont("[E ProcessGroupNCCL.cpp:456] Some NCCL operations have failed"), "c10 level");
+	CHECK(c, !cont("Traceback (most recent call last):"), "traceback");
+	CHECK(c, !cont("  File \"train.py\", line 3, in <module>"), "a frame");
+	CHECK(c, !cont("RuntimeError: NCCL error in: x"), "an exception");
+	CHECK(c, !cont("torch.distributed.DistBackendError: NCCL error"), "a dotted exception");
+	CHECK(c, !cont("#  Rank  0 Group  0 Pid  1 on h device  0 [0x02] GPU"), "a table row");
+	CHECK(c, !cont("progress 10%\r20%"), "a progress bar");
+}
+
+static void test_joining(checks *c)
+{
+	joiner *j = calloc(1, sizeof *j);
+	/* a terminal cut at 80 columns, mid-word */
+	const char *a = "host-a:1:2 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.fa";
+	CHECK(c, strlen(a) == 80, "the head is 80 wide");
+	join_start(j, slice_from(a), 10, 100);
+	CHECK(c, join_add(j, slice_from("iled"), 11, 181), "added");
+	CHECK_SLICE(c, join_text(j), "host-a:1:2 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.failed",
+		    "mid-word at a terminal width");
+	CHECK(c, j->tight == 2 && j->direct == 2, "a tight joint read mid-word (%x %x)", j->tight, j->direct);
+	CHECK(c, j->nparts == 2 && j->part[1].no == 11 && j->part[1].off == 181, "part 2 is line 11");
+	CHECK(c, join_flip(j, 1), "the other reading");
+	CHECK_SLICE(c, join_text(j), "host-a:1:2 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.fa iled",
+		    "word-wrap reading");
+	CHECK_SLICE(c, ((slice){ j->buf + j->part[1].at, j->part[1].n }), "iled", "part 2 moved with its text");
+	CHECK(c, join_flip(j, 1) && j->n == 84, "and back (%zu)", j->n);
+	CHECK(c, !join_flip(j, 0) && !join_flip(j, 2), "only joints that exist");
+
+	/* an issue box: padded to its width, the next line indented */
+	join_start(j, slice_from("node:1:2 [0] NCCL WARN NET/IB : Got completion from peer   "), 1, 0);
+	join_add(j, slice_from("  10.0.0.2<1234> with error 12"), 2, 70);
+	CHECK_SLICE(c, join_text(j), "node:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1234> with error 12",
+		    "padding and indentation become one blank");
+	CHECK(c, !j->tight && !join_flip(j, 1), "no other reading at a blank");
+
+	/* a word wrap at a width that is no terminal's: a blank by default */
+	join_start(j, slice_from("abcdefghij klmnopqrst uvwxyzabcd efghijklmn opqrstuvwx yzabcdefg"), 1, 0);
+	join_add(j, slice_from("hijk"), 2, 70);
+	CHECK_SLICE(c, join_text(j), "abcdefghij klmnopqrst uvwxyzabcd efghijklmn opqrstuvwx yzabcdefg hijk", "blank between words");
+	CHECK(c, j->tight == 2 && j->direct == 0, "tight, read as a word wrap");
+
+	/* bounded */
+	char w97[98];
+	memset(w97, 'x', 97);
+	w97[97] = 0;
+	join_start(j, slice_from(w97), 1, 0);
+	int added = 0;
+	while (join_add(j, slice_from(w97), 2, 0))
+		added++;
+	CHECK(c, added == JOIN_MAX_PARTS - 1, "at most %d parts, got %d", JOIN_MAX_PARTS, added + 1);
+	CHECK(c, !join_open(j), "full: no more parts");
+	free(j);
+}
+
+typedef struct env {
+	catalog cat;
+	ruleset rs;
+} env;
+
+static model *analyze_text(env *e, const char *text, size_t piece)
+{
+	model *m = calloc(1, sizeof *m);
+	model_init(m, &e->cat);
+	pipeline p;
+	pipeline_begin(&p, m, &e->rs, model_add_input(m, "t.log"));
+	size_t n = strlen(text);
+	for (size_t o = 0; o < n; o += piece)
+		pipeline_feed(&p, text + o, n - o < piece ? n - o : piece);
+	pipeline_end(&p);
+	model_check(m);
+	return m;
+}
+
+static void drop(model *m)
+{
+	model_free(m);
+	free(m);
+}
+
+static void test_pipeline(checks *c, const char *rules)
+{
+	env e = { 0 };
+	strbuf err = { 0 }, path = { 0 };
+	sb_printf(&path, "%s/catalog.json", rules);
+	CHECK(c, catalog_load(&e.cat, path.p, &err) == 0, "catalog: %s", err.p);
+	ruleset_init(&e.rs, &e.cat, model_tag_names);
+	CHECK(c, ruleset_load(&e.rs, rules, &err) == 0, "rules: %s", err.p);
+	ruleset_finish(&e.rs);
+	/* a WARN cut by a terminal at 80 columns: read whole, every line cited */
+	const char *warn = "node-b:4711:4800 [1] transport/net_ib.cc:2317 NCCL WARN NET/IB: Got completion f\n"
+			   "rom peer 10.1.0.12<46107> with status=12 opcode=0 len=0 vendor err 129 (Send) lo\n"
+			   "calGid ::ffff:10.1.0.11 hca mlx5_1\n"
+			   "node-b:4711:4800 [1] NCCL INFO transport/net_ib.cc:2394 -> 6\n";
+	for (size_t piece = 1; piece <= 4096; piece *= 8) {
+		model *m = analyze_text(&e, warn, piece);
+		finding *f = findings_find(&m->fs, "ib-completion-error");
+		CHECK(c, f != NULL, "the wrapped WARN is understood (pieces of %zu)", piece);
+		if (f) {
+			CHECK(c, f->nev == 3, "three physical lines cited, got %zu", f->nev);
+			CHECK(c, f->nev == 3 && f->ev[0].line == 1 && f->ev[1].line == 2 && f->ev[2].line == 3,
+			      "lines 1-3 in order");
+		}
+		CHECK(c, findings_find(&m->fs, "nccl-warn") == NULL, "no catch-all for an understood WARN");
+		drop(m);
+	}
+	/* a literal that the break cut in two, in a line without any other hit */
+	const char *watchdog = /* cut at 120 columns: "WorkN" | "CCL(" */
+		"[rank1]:[E1107 09:40:34.685295463 ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective operation timeout: WorkN\n"
+		"CCL(SeqNum=20585, OpType=ALLREDUCE, NumelIn=1259621, NumelOut=1259621, Timeout(ms)=600000) ran for 600023 milliseconds\n"
+		" before timing out.\n";
+	model *m = analyze_text(&e, watchdog, 4096);
+	CHECK(c, m->nwd == 1 && m->wd[0].seq == 20585, "the watchdog line is read whole (%zu reports)", m->nwd);
+	drop(m);
+	/* an unexplained WARN goes to the catch-all, once per template */
+	const char *loose = "h:1:2 [0] misc/x.cc:10 NCCL WARN Strange thing 17 at 0x55d0\n"
+			    "h:1:3 [1] misc/x.cc:10 NCCL WARN Strange thing 42 at 0x55e1\n";
+	m = analyze_text(&e, loose, 4096);
+	finding *f = findings_find(&m->fs, "nccl-warn");
+	CHECK(c, f && f->count == 2 && f->nev == 1, "one catch-all for one template (count %llu)",
+	      f ? (unsigned long long)f->count : 0ULL);
+	drop(m);
+	ruleset_free(&e.rs);
+	catalog_free(&e.cat);
+	sb_free(&err);
+	sb_free(&path);
+}
+
+int main(int argc, char **argv)
+{
+	checks cc = { 0 }, *c = &cc;
+	test_continues(c);
+	test_joining(c);
+	if (argc > 1)
+		test_pipeline(c, argv[1]);
+	return check_done(c, "join");
+}
