@@ -105,7 +105,7 @@ static int max_nnodes(const model *m)
 /* A job spans hosts when several hosts log, or NCCL says so (nNodes, NET channels). */
 static bool multi_host(const model *m)
 {
-	if (count_hosts(m) > 1 || max_nnodes(m) > 1)
+	if (count_hosts(m) > 1 || max_nnodes(m) > 1 || m->table_hosts.n > 1)
 		return true;
 	for (size_t i = 0; i < m->nprocs; i++)
 		if (m->procs[i].transports & (TR_NET_IB | TR_NET_SOCKET | TR_NET_OTHER))
@@ -116,12 +116,13 @@ static bool multi_host(const model *m)
 /* Provably one host: one host name, nNodes 1 or every rank of the job seen there. */
 static bool single_host(const model *m)
 {
-	if (count_hosts(m) > 1 || max_nnodes(m) > 1)
+	if (count_hosts(m) > 1 || max_nnodes(m) > 1 || m->table_hosts.n > 1)
 		return false;
 	for (size_t i = 0; i < m->nprocs; i++)
 		if (m->procs[i].transports & (TR_NET_IB | TR_NET_SOCKET | TR_NET_OTHER))
 			return false;
-	if (max_nnodes(m) == 1)
+	/* nNodes 1, or nccl-tests' table of every rank on one host */
+	if (max_nnodes(m) == 1 || m->table_hosts.n == 1)
 		return true;
 	jobinfo j;
 	model_jobinfo(m, &j);
@@ -579,6 +580,14 @@ static void report_p2p_hang(model *m, const intset *procs, const char *what)
 	sb_free(&msg);
 }
 
+/* Absence of Init COMPLETE means a hang only where the log shows the
+ * init from its start: a pasted excerpt that begins with channel setup
+ * says nothing about how it ended. */
+static bool init_seen_from_start(const proc *p)
+{
+	return p->init_started || p->ev_boot.text || p->ev_version.text;
+}
+
 static void check_init(model *m)
 {
 	intset stuck = { 0 }, p2p = { 0 };
@@ -587,7 +596,8 @@ static void check_init(model *m)
 		const proc *p = &m->procs[i];
 		if (p->init_done || p->phase == PH_RUNNING)
 			any_done = true;
-		else if (p->phase >= PH_BOOTSTRAP && p->phase < PH_COMPLETE && !p->aborted && !p->destroyed && quiet(m, p))
+		else if (p->phase >= PH_BOOTSTRAP && p->phase < PH_COMPLETE && !p->aborted && !p->destroyed &&
+			 quiet(m, p) && init_seen_from_start(p))
 			intset_add(&stuck, (int)i);
 	}
 	/* ranks of a communicator seen starting but never completing */
@@ -597,7 +607,7 @@ static void check_init(model *m)
 			if (!intset_has(&m->comms[c].done, r) && r < m->comms[c].rank_cap && m->comms[c].rank_proc[r] >= 0) {
 				int pi = m->comms[c].rank_proc[r];
 				if (!m->procs[pi].aborted && !m->procs[pi].destroyed && m->procs[pi].phase != PH_RUNNING &&
-				    quiet(m, &m->procs[pi]))
+				    !m->procs[pi].init_done && quiet(m, &m->procs[pi]))
 					intset_add(&stuck, pi);
 			}
 		}
@@ -612,6 +622,11 @@ static void check_init(model *m)
 	for (size_t i = 0; i < stuck.n; i++)
 		if (m->procs[stuck.v[i]].init_started || m->procs[stuck.v[i]].phase >= PH_TOPOLOGY)
 			explicit_init = true;
+	/* an excerpt ("[...]") with nothing else wrong: the rest was cut, not hung */
+	if (m->ev_excerpt.text && !errors && !killed) {
+		intset_free(&stuck);
+		return;
+	}
 	enum severity sev;
 	if (explicit_init)
 		sev = errors || any_done || killed ? SEV_ERROR : SEV_WARNING;

@@ -71,6 +71,14 @@ finding *findings_find(findings *fs, const char *id)
 	return NULL;
 }
 
+finding *findings_find_key(findings *fs, const char *id, const char *key)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (strcmp(fs->v[i].id, id) == 0 && strcmp(fs->v[i].key, key) == 0)
+			return &fs->v[i];
+	return NULL;
+}
+
 static void finding_free(finding *f)
 {
 	free(f->id);
@@ -80,6 +88,7 @@ static void finding_free(finding *f)
 	free(f->hint);
 	intset_free(&f->procs);
 	intset_free(&f->ranks);
+	intset_free(&f->peers);
 	for (size_t k = 0; k < f->nev; k++)
 		free(f->ev[k].text);
 }

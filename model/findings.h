@@ -25,6 +25,7 @@ typedef struct finding {
 	char *hint;
 	intset procs;
 	intset ranks;      /* explicit ranks named by the evidence itself */
+	intset peers;      /* interned peer addresses the evidence names ("10.0.0.5") */
 	evidence ev[FINDING_MAX_EVIDENCE];
 	size_t nev;
 	uint64_t count;    /* occurrences folded in */
@@ -49,6 +50,8 @@ finding *findings_get(findings *fs, const char *id, const char *key, const char 
 void findings_note(finding *f, int proc, double time, int file, uint64_t line, slice text);
 void findings_add_evidence(finding *f, int file, uint64_t line, int proc, slice text);
 finding *findings_find(findings *fs, const char *id);
+/* The finding with this id and fold key, or NULL. */
+finding *findings_find_key(findings *fs, const char *id, const char *key);
 /* Removes the findings of job-level checks, before the checks run again. */
 void findings_drop_job(findings *fs);
 void findings_free(findings *fs);

@@ -292,6 +292,9 @@ void model_merge(model *dst, const model *src)
 		evref_merge(&e->ev, &s->ev, &r);
 	}
 	evref_merge(&dst->ev_killed, &src->ev_killed, &r);
+	evref_merge(&dst->ev_excerpt, &src->ev_excerpt, &r);
+	for (size_t i = 0; i < src->table_hosts.n; i++)
+		intset_add(&dst->table_hosts, rs(&r, src->table_hosts.v[i]));
 	/* findings in their arrival order */
 	size_t *order = xmalloc((src->fs.n ? src->fs.n : 1) * sizeof *order);
 	for (size_t i = 0; i < src->fs.n; i++)
@@ -311,14 +314,22 @@ void model_merge(model *dst, const model *src)
 		for (size_t k = 0; k < s->procs.n; k++)
 			intset_add(&f->procs, r.proc[s->procs.v[k]]);
 		intset_addall(&f->ranks, &s->ranks);
+		for (size_t k = 0; k < s->peers.n; k++)
+			intset_add(&f->peers, rs(&r, s->peers.v[k]));
 		/* one line per process, as findings_note keeps them: two processes
 		 * of src may be one in dst */
+		bool took = false;
 		for (size_t k = 0; k < s->nev; k++) {
 			int pi = s->ev[k].proc >= 0 ? r.proc[s->ev[k].proc] : -1;
 			bool cited = false;
 			for (size_t j = 0; j < f->nev && pi >= 0; j++)
 				cited |= f->ev[j].proc == pi;
-			if (f->nev == 0 || !cited)
+			/* the next physical line of a joined record goes with its first */
+			const evidence *pe = k ? &s->ev[k - 1] : NULL;
+			bool rest = took && pe->proc == s->ev[k].proc && pe->file == s->ev[k].file &&
+				    pe->line + 1 == s->ev[k].line;
+			took = f->nev == 0 || !cited || rest;
+			if (took)
 				findings_add_evidence(f, rf(&r, s->ev[k].file), rl(&r, s->ev[k].file, s->ev[k].line), pi,
 						      slice_from(s->ev[k].text));
 		}
@@ -327,6 +338,7 @@ void model_merge(model *dst, const model *src)
 			f->time = s->time;
 	}
 	free(order);
+	dst->nloose += src->nloose;
 	free(r.file);
 	free(r.shift);
 	free(r.str);

@@ -65,6 +65,8 @@ void model_free(model *m)
 	free(m->env);
 	free(m->streams);
 	evref_free(&m->ev_killed);
+	evref_free(&m->ev_excerpt);
+	intset_free(&m->table_hosts);
 	findings_free(&m->fs);
 	intern_free(&m->str);
 	*m = (model){ 0 };
@@ -279,13 +281,15 @@ void model_activity(model *m, int file, uint64_t lineno, uint64_t off, slice lin
 		proc_seen(m, &m->procs[s->proc], file, lineno, t);
 }
 
-void model_record(model *m, int file, uint64_t lineno, uint64_t off, const record *r)
+void model_record(model *m, int file, uint64_t lineno, uint64_t off, const record *r, const linespan *span)
 {
 	int pi = resolve_proc(m, file, r);
 	proc *p = &m->procs[pi];
 	m->cur_file = file;
 	m->cur_line = lineno;
 	m->cur_off = off;
+	m->cur_span = span && span->n > 1 ? span : NULL;
+	m->cur_explained = m->cur_fwerr = false;
 	p->recent[p->nrecent++ % PROC_RECENT] = (lineref){ file, lineno, off };
 	m->cur_proc = pi;
 	m->cur = r;
@@ -523,6 +527,67 @@ static void on_env(model *m, proc *p, int pi, const match *mt)
 	evref_here(m, &e->ev);
 }
 
+/* Notes the current record as an occurrence of f: the evidence cites each
+ * physical line of a joined record. */
+static void note_here(model *m, finding *f, int pi)
+{
+	double t = m->cur ? m->cur->time : 0;
+	const linespan *sp = m->cur_span;
+	if (!sp) {
+		findings_note(f, pi, t, m->cur_file, m->cur_line, m->cur_text);
+		return;
+	}
+	size_t before = f->nev;
+	findings_note(f, pi, t, m->cur_file, sp->part[0].no, (slice){ sp->buf + sp->part[0].at, sp->part[0].n });
+	for (int k = 1; f->nev > before && k < sp->n; k++)
+		findings_add_evidence(f, m->cur_file, sp->part[k].no, pi,
+				      (slice){ sp->buf + sp->part[k].at, sp->part[k].n });
+}
+
+/* "3", "0,3-5", "[3, 5]", "ranks 2 and 7": the ranks a capture names. */
+static void add_rank_list(intset *out, slice s)
+{
+	long prev = -1;
+	bool range = false;
+	for (size_t i = 0; i < s.n;) {
+		if (s.p[i] >= '0' && s.p[i] <= '9') {
+			long v = 0;
+			while (i < s.n && s.p[i] >= '0' && s.p[i] <= '9' && v < (1L << 24))
+				v = v * 10 + (s.p[i++] - '0');
+			if (v >= (1L << 24))
+				return;
+			if (range && prev >= 0 && v >= prev && v - prev <= 4096)
+				for (long r = prev + 1; r <= v; r++)
+					intset_add(out, (int)r);
+			else
+				intset_add(out, (int)v);
+			prev = v;
+			range = false;
+			continue;
+		}
+		if (s.p[i] == '-')
+			range = true;
+		else if (s.p[i] != ' ')
+			range = false;
+		i++;
+	}
+}
+
+/* The address of "10.0.0.5<43215>", "10.0.0.5:29500", "[fe80::1]:29500". */
+static slice peer_addr(slice s)
+{
+	if (s.n && s.p[0] == '[') {
+		const char *e = memchr(s.p, ']', s.n);
+		return e ? (slice){ s.p + 1, (size_t)(e - s.p - 1) } : SLICE_NONE;
+	}
+	size_t n = 0, colons = 0;
+	while (n < s.n && s.p[n] != '<' && s.p[n] != ' ' && s.p[n] != ',')
+		colons += s.p[n++] == ':';
+	if (colons == 1) /* host:port; IPv6 keeps its colons */
+		n = (size_t)((const char *)memchr(s.p, ':', n) - s.p);
+	return (slice){ s.p, n };
+}
+
 /* The ncclResult_t family: a code, a name or the error string. */
 static const struct result_id {
 	int code;
@@ -562,7 +627,7 @@ static void on_result(model *m, int pi, const match *mt)
 	snprintf(msg, sizeof msg, "NCCL call failed with %s (%d): %s", r->name, r->code, r->text);
 	finding *f = findings_get(&m->fs, r->id, NULL, ce ? ce->title : r->id,
 				  ce ? ce->severity : SEV_ERROR, msg, NULL, NULL);
-	findings_note(f, pi, m->cur ? m->cur->time : 0, m->cur_file, m->cur_line, m->cur_text);
+	note_here(m, f, pi);
 }
 
 static void on_finding(model *m, int pi, const match *mt)
@@ -580,10 +645,38 @@ static void on_finding(model *m, int pi, const match *mt)
 		template_render(&key, r->fold, mt);
 	finding *f = findings_get(&m->fs, r->finding, key.p, ce ? ce->title : r->title, r->severity,
 				  msg.p, hint.p, NULL);
-	findings_note(f, pi, m->cur ? m->cur->time : 0, m->cur_file, m->cur_line, m->cur_text);
+	note_here(m, f, pi);
+	add_rank_list(&f->ranks, match_get(mt, "ranks"));
+	slice peer = peer_addr(match_get(mt, "peer"));
+	if (peer.n)
+		intset_add(&f->peers, intern_get(&m->str, peer));
 	sb_free(&msg);
 	sb_free(&hint);
 	sb_free(&key);
+}
+
+/* nccl-tests' "#  Rank  3 Group  0 Pid  1234 on node-a device  3 [0x1b] ...":
+ * a rank's host, pid, device and bus id, for every rank of the test. */
+static void on_device_row(model *m, const match *mt)
+{
+	slice host = match_get(mt, "host");
+	long pid = cap_long(mt, "pid", -1), rank = cap_long(mt, "rank", -1);
+	if (!host.n || pid < 0 || rank < 0 || rank >= (1 << 24))
+		return;
+	int h = intern_get(&m->str, host);
+	intset_add(&m->table_hosts, h);
+	int pi = proc_find(m, h, pid);
+	if (pi < 0)
+		pi = proc_new(m, h, pid, m->cur_file);
+	proc *q = &m->procs[pi];
+	if (q->lrank < 0)
+		q->lrank = (int)rank;
+	long dev = cap_long(mt, "dev", -1);
+	if (q->dev < 0 && dev >= 0 && dev < (1 << 20))
+		q->dev = (int)dev;
+	int b = cap_str(m, mt, "busid");
+	if (q->busid < 0 && b >= 0)
+		q->busid = b;
 }
 
 void model_match(model *m, const match *mt)
@@ -592,6 +685,10 @@ void model_match(model *m, const match *mt)
 	if (pi < 0)
 		return;
 	proc *p = &m->procs[pi];
+	if (mt->r->tag == TAG_FRAMEWORK_ERROR)
+		m->cur_fwerr = true;
+	else
+		m->cur_explained = true;
 	if (mt->r->finding)
 		on_finding(m, pi, mt);
 	switch ((enum model_tag)mt->r->tag) {
@@ -718,9 +815,93 @@ void model_match(model *m, const match *mt)
 	case TAG_KILLED:
 		evref_here(m, &m->ev_killed);
 		break;
+	case TAG_INIT_DONE: {
+		long r = cap_long(mt, "rank", -1), n = cap_long(mt, "nranks", -1);
+		if (p->rank < 0 && r >= 0 && n > r && n <= (1 << 24)) {
+			p->rank = (int)r;
+			p->nranks = (int)n;
+		}
+		p->init_started = p->init_done = true;
+		phase_at_least(m, p, PH_COMPLETE);
+		break;
+	}
+	case TAG_DEVICE_ROW:
+		on_device_row(m, mt);
+		break;
+	case TAG_EXCERPT:
+		evref_here(m, &m->ev_excerpt);
+		break;
+	case TAG_BENIGN:
+	case TAG_FRAMEWORK_ERROR:
 	case TAG_COUNT:
 		break;
 	}
+}
+
+/* The catch-all findings: one per kind of line and template, at most
+ * LOOSE_MAX of them; what comes after folds into one. */
+#define LOOSE_MAX 64
+#define LOOSE_TEXT 240
+
+/* A message's template: numbers, hex and addresses as "#", so that one
+ * warning on many ranks folds into one finding. */
+static void loose_key(slice body, strbuf *k)
+{
+	for (size_t i = 0; i < body.n && k->n < 120; i++) {
+		char c = body.p[i];
+		if ((c >= '0' && c <= '9') || (c == 'x' && k->n && k->p[k->n - 1] == '#')) {
+			if (!k->n || k->p[k->n - 1] != '#')
+				sb_addc(k, '#');
+			continue;
+		}
+		if (k->n && k->p[k->n - 1] == '#' && ((c >= 'a' && c <= 'f') || c == '.' || c == ':'))
+			continue;
+		sb_addc(k, c);
+	}
+}
+
+static void loose_add(model *m, const char *id, const char *what, slice body)
+{
+	body = slice_trim(body);
+	if (!body.n)
+		return;
+	strbuf key = { 0 }, msg = { 0 };
+	loose_key(body, &key);
+	bool created = false;
+	finding *f = findings_find_key(&m->fs, id, key.p);
+	if (!f && m->nloose >= LOOSE_MAX) {
+		sb_clear(&key);
+		sb_adds(&key, "*");
+		f = findings_find_key(&m->fs, id, key.p);
+	}
+	if (!f) {
+		const catentry *ce = catalog_find(m->cat, id);
+		if (key.p[0] == '*')
+			sb_printf(&msg, "more %s lines than ncclog lists one by one, the first: ", what);
+		else
+			sb_printf(&msg, "%s: ", what);
+		sb_add(&msg, body.p, body.n < LOOSE_TEXT ? body.n : LOOSE_TEXT);
+		if (body.n > LOOSE_TEXT)
+			sb_adds(&msg, "...");
+		f = findings_get(&m->fs, id, key.p, ce ? ce->title : id, ce ? ce->severity : SEV_WARNING, msg.p,
+				 NULL, &created);
+		m->nloose++;
+	}
+	note_here(m, f, m->cur_proc);
+	sb_free(&key);
+	sb_free(&msg);
+}
+
+void model_record_end(model *m)
+{
+	const record *r = m->cur;
+	if (!r || m->cur_proc < 0 || m->cur_explained)
+		return;
+	if (r->level == LV_WARN || r->level == LV_ABORT)
+		loose_add(m, "nccl-warn", "NCCL warned", r->body);
+	else if (m->cur_fwerr && !r->nccl && r->level == LV_NONE)
+		loose_add(m, "framework-error", "the framework reported", r->body);
+	m->cur_fwerr = false;
 }
 
 int model_proc_rank(const model *m, int pi)

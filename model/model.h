@@ -5,6 +5,7 @@
 #ifndef NCCLOG_MODEL_H
 #define NCCLOG_MODEL_H
 
+#include "../parser/join.h"
 #include "../parser/record.h"
 #include "../rules/rules.h"
 #include "../util/intern.h"
@@ -31,7 +32,12 @@
 	X(TAG_WATCHDOG, "watchdog")                                                                \
 	X(TAG_PG_STATUS, "pg-status")                                                              \
 	X(TAG_PROGRESS, "progress")                                                                \
-	X(TAG_KILLED, "job-killed")
+	X(TAG_KILLED, "job-killed")                                                                \
+	X(TAG_BENIGN, "benign")                                                                    \
+	X(TAG_FRAMEWORK_ERROR, "framework-error")                                                  \
+	X(TAG_INIT_DONE, "init-done")                                                              \
+	X(TAG_DEVICE_ROW, "device-row")                                                            \
+	X(TAG_EXCERPT, "excerpt")
 
 #define X(e, s) e,
 enum model_tag { MODEL_TAGS(X) TAG_COUNT };
@@ -151,6 +157,13 @@ typedef struct input {
 	int frank;          /* rank named by the file name, -1 */
 } input;
 
+/* The physical lines of a logical line that reassembly joined. */
+typedef struct linespan {
+	const joinpart *part;
+	int n;
+	const char *buf;
+} linespan;
+
 typedef struct stream {
 	int file;
 	int tag;            /* interned launcher tag */
@@ -174,6 +187,9 @@ typedef struct model {
 	size_t streamcap;      /* a power of two */
 	size_t nstreams;
 	evref ev_killed;       /* the launcher killed the job (time limit, SIGTERM) */
+	evref ev_excerpt;      /* a cut mark ("[...]"): the logs are an excerpt */
+	intset table_hosts;    /* hosts of a device table (nccl-tests' "# Using devices") */
+	int nloose;            /* distinct catch-all findings, capped */
 	findings fs;
 	/* live mode: the wall clock (0 in analyze: all input is there), and
 	 * how long a process must be quiet before its absence means something */
@@ -187,6 +203,9 @@ typedef struct model {
 	int cur_proc;
 	const record *cur;
 	slice cur_text;
+	const linespan *cur_span; /* its physical lines when it was joined, or NULL */
+	bool cur_explained;       /* a rule matched it (a finding, a fact, benign) */
+	bool cur_fwerr;           /* a framework error line that names NCCL or c10d */
 } model;
 
 void model_init(model *m, const catalog *cat);
@@ -207,8 +226,14 @@ int model_guess_proc(const model *m, int file, int lrank, bool untagged);
 /* Registers an input; returns its index. */
 int model_add_input(model *m, const char *name);
 /* Feeds one record (after rule gating) of input `file`, at line `lineno`
- * that starts at byte `off`. */
-void model_record(model *m, int file, uint64_t lineno, uint64_t off, const record *r);
+ * that starts at byte `off`; span lists its physical lines when reassembly
+ * joined several (NULL otherwise). The span must stay valid until
+ * model_record_end. */
+void model_record(model *m, int file, uint64_t lineno, uint64_t off, const record *r, const linespan *span);
+/* Ends the record fed last, after its rule matches: an NCCL WARN, or a
+ * framework error line naming NCCL, that no rule explained goes to a
+ * catch-all finding, grouped by its text. */
+void model_record_end(model *m);
 /* Notes a line that no rule needs: only its time, for the last activity of
  * its process. Never allocates. */
 void model_activity(model *m, int file, uint64_t lineno, uint64_t off, slice line);

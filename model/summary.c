@@ -131,6 +131,9 @@ cJSON *summary_write(const model *m)
 		cJSON_AddItemToArray(env, o);
 	}
 	cJSON_AddItemToObject(doc, "killed", ev_json(&m->ev_killed));
+	cJSON_AddItemToObject(doc, "excerpt", ev_json(&m->ev_excerpt));
+	cJSON_AddItemToObject(doc, "table_hosts", ints(m->table_hosts.v, m->table_hosts.n));
+	cJSON_AddNumberToObject(doc, "nloose", m->nloose);
 	cJSON *fs = cJSON_AddArrayToObject(doc, "findings");
 	for (size_t i = 0; i < m->fs.n; i++) {
 		const finding *f = &m->fs.v[i];
@@ -146,6 +149,7 @@ cJSON *summary_write(const model *m)
 			cJSON_AddStringToObject(o, "hint", f->hint);
 		cJSON_AddItemToObject(o, "procs", ints(f->procs.v, f->procs.n));
 		cJSON_AddItemToObject(o, "ranks", ints(f->ranks.v, f->ranks.n));
+		cJSON_AddItemToObject(o, "peers", ints(f->peers.v, f->peers.n));
 		cJSON *ev = cJSON_AddArrayToObject(o, "ev");
 		for (size_t k = 0; k < f->nev; k++) {
 			cJSON *e = pair(f->ev[k].file, (double)f->ev[k].line);
@@ -350,6 +354,12 @@ int summary_read(model *m, const cJSON *doc, strbuf *err)
 		ev_read(r, cJSON_GetArrayItem(e, 3), &v->ev);
 	}
 	ev_read(r, cJSON_GetObjectItem(doc, "killed"), &m->ev_killed);
+	ev_read(r, cJSON_GetObjectItem(doc, "excerpt"), &m->ev_excerpt);
+	const cJSON *th;
+	cJSON_ArrayForEach(th, cJSON_GetObjectItem(doc, "table_hosts")) intset_add(&m->table_hosts, str_id(r, th->valuedouble));
+	m->nloose = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "nloose"));
+	if (m->nloose < 0 || m->nloose > 1 << 20)
+		m->nloose = 0;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "findings")) {
 		double sev = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "severity"));
 		const cJSON *hint = cJSON_GetObjectItem(e, "hint");
@@ -359,6 +369,7 @@ int summary_read(model *m, const cJSON *doc, strbuf *err)
 		const cJSON *x;
 		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "procs")) intset_add(&f->procs, (int)x->valuedouble);
 		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "ranks")) intset_add(&f->ranks, (int)x->valuedouble);
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "peers")) intset_add(&f->peers, str_id(r, x->valuedouble));
 		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "ev")) {
 			const cJSON *t = cJSON_GetArrayItem(x, 3);
 			if (cJSON_IsString(t))
