@@ -78,12 +78,17 @@ def load_table(path):
 CONV = re.compile(r'%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?(hh|h|ll|l|z|j|t|L)?([diouxXcspfeEgGm%])')
 
 
-def fill_string(before, template):
-    """A realistic %s from the words in front of it."""
+def fill_string(before, template, after=''):
+    """A realistic %s from the words around it."""
+    if re.search(r'status=$', before):
+        return 'IBV_WC_RETRY_EXC_ERR'
+    if re.search(r'opcode=$', before):
+        return 'IBV_WC_SEND'
     b = before.rstrip().lower()
     if re.search(r'(peer|to|from|address|remote|with|on) ?$', b) and not re.search(r'(device|dev|type|hca) ?$', b):
         return '10.0.0.12<43311>'
-    if re.search(r'(failed|error|failure|returned|: ?)$', b) or b.endswith(' -'):
+    named = re.match(r' [a-z]|:\d|:%d|: [a-zA-Z]', after) is not None  # "%s argument is NULL": a name, not an error text
+    if not named and (re.search(r'(failed|error|failure|returned|: ?)$', b) or b.endswith(' -')):
         if re.search(r'[Cc]onnect|socket|[Ss]ocket|recv|send|accept', template):
             return 'Connection refused'
         return 'Invalid argument'
@@ -94,7 +99,7 @@ def fill_string(before, template):
 
 def fill_int(before):
     b = before.rstrip().lower()
-    if re.search(r'(status=|with error|error) ?$', b):
+    if re.search(r'(status=\w*\(?|with error|error) ?$', b):
         return '12'
     if b.endswith('->'):
         return '2'
@@ -112,7 +117,7 @@ def render_body(template):
         if conv == '%':
             out.append('%')
         elif conv == 's':
-            out.append('abc' if prec == '*' else fill_string(ctx, template))
+            out.append('abc' if prec == '*' else fill_string(ctx, template, template[m.end():]))
         elif conv == 'm':
             out.append('Invalid argument')
         elif conv in 'di':
@@ -152,6 +157,13 @@ def era_has(row, version):
     return vkey(row['first']) <= vkey(version) <= vkey(row['last'])
 
 
+def by_level(row):
+    """True when only the WARN level tells this text apart: the same text is
+    printed at INFO too (NCCL's NOWARN), or it is a plugin's internal error
+    whose words say nothing of its own."""
+    return row.get('ambiguous') or (row['table'] == 'plugins' and row['id'] == 'net-plugin-error')
+
+
 def nccl_shapes(row, body):
     """(shape, text) pairs for an NCCL record of this row's era."""
     lv = row['level']
@@ -172,7 +184,7 @@ def nccl_shapes(row, body):
         out.append(('no-host', f':12345:12401 [1] {site} NCCL WARN {body}'))
         out.append(('site-only', f'{site} NCCL WARN {body}'))
         out.append(('bare', f'NCCL WARN {body}'))
-        if row['id'] not in CATCH_ALL:
+        if row['id'] not in CATCH_ALL and not by_level(row):
             out.append(('body', body))
     elif lv == 'INFO':
         full = f'{host} [1] NCCL INFO {body}'
@@ -242,6 +254,9 @@ def renderings(row):
     if '\n' in body.strip('\n'):
         needs0.add('reassembly')
     for shape, text in base:
+        if shape == 'bare' and row['level'] == 'WARN' and by_level(row):
+            yield shape, text, needs0 | {'rule-level'}
+            continue
         yield shape, text, needs0
     first = base[0][1]
     if row['level'] != 'RESULT':
@@ -292,7 +307,8 @@ class Runner:
             who = cited | line_ids.get(f['id'], set())
             for c in who:
                 byfile[c].add((f['id'], f['severity']))
-            if len(files) > 1 and (f.get('count', 0) > len(cited) or not cited) and f['id'] not in line_ids:
+            if (len(files) > 1 and f['severity'] == 'error' and (f.get('count', 0) > len(cited) or not cited)
+                    and f['id'] not in line_ids):
                 ambiguous.add(f['id'])
         return byfile, ambiguous
 
@@ -312,6 +328,7 @@ def main():
     ap.add_argument('catalog')
     ap.add_argument('--quick', action='store_true', help='one launcher and one wrap per template (sanitizer builds)')
     ap.add_argument('--table', action='append', help='only these tables (name without .tsv)')
+    ap.add_argument('--shape', action='append', help='only these shapes (while writing rules)')
     ap.add_argument('-v', '--verbose', action='count', default=0)
     a = ap.parse_args()
 
@@ -322,6 +339,11 @@ def main():
         if a.table and t[:-4] not in a.table:
             continue
         rows += load_table(os.path.join(a.sigdir, t))
+    levels = collections.defaultdict(set)
+    for r in rows:
+        levels[r['template']].add(r['level'])
+    for r in rows:
+        r['ambiguous'] = r['level'] == 'WARN' and 'INFO' in levels[r['template']]
     bad = [r for r in rows if r['id'] not in catalog and r['id'] not in CATCH_ALL and r['id'] != 'benign'
            and not (r['id'].startswith('context:') and r['id'][8:] in catalog)]
     for r in bad:
@@ -338,6 +360,8 @@ def main():
             for shape, text, needs in renderings(r):
                 if a.quick and (shape.startswith('launcher:') and shape != 'launcher:mpirun' or
                                 shape.startswith('wrap') and shape != 'wrap80'):
+                    continue
+                if a.shape and shape not in a.shape:
                     continue
                 unmet = needs - have
                 if 'catch-all' in unmet:
@@ -362,7 +386,11 @@ def probe(runner, tmp, catalog):
             'Connect to 10.0.0.12<43311> failed : Connection refused')
     with open(os.path.join(tmp, 'probe.log'), 'w') as f:
         f.write(wrap(line, 80, False) + '\n')
-    found, _ = runner.analyze(['probe.log'])
+    with open(os.path.join(tmp, 'probe-level.log'), 'w') as f:
+        f.write('NCCL WARN NET/OFI Invalid comm_id 3\n')
+    found, _ = runner.analyze(['probe-level.log'])
+    if any(i == 'net-plugin-error' for i, _ in found.get('probe-level.log', ())):
+        have.add('rule-level')
     msgs = json.loads(subprocess.run([runner.ncclog, 'analyze', '--format', 'json', os.path.join(tmp, 'probe.log')],
                                      capture_output=True).stdout)['findings']
     if any(f['id'] == 'bootstrap-connect-failed' and 'Connection refused' in f['message'] and '<43311>' in f['message']
@@ -440,7 +468,7 @@ def report(rows, jobs, results, have, runner, verbose):
 
     total = len(rows)
     print(f'signature coverage: {pct(len(covered), total)} templates covered; '
-          f'{len(waiting)} wait for {", ".join(sorted({"catch-all", "reassembly"} - have)) or "nothing"}; '
+          f'{len(waiting)} wait for {", ".join(sorted({"catch-all", "reassembly", "rule-level"} - have)) or "nothing"}; '
           f'{len(failed)} fail')
     groups = [('table', lambda r: r['table']), ('level', lambda r: r['level'])]
     for gname, key in groups:
