@@ -143,7 +143,7 @@ static off_t safe_cut(int fd, off_t at, off_t size)
 		size_t n = nl ? (size_t)(nl - buf) : (size_t)r;
 		if (n && buf[n - 1] == '\r')
 			n--;
-		if (!join_continues((slice){ buf, n }))
+		if (!join_continues((slice){ buf, n }, SLICE_NONE))
 			break;
 		pos = next_line(fd, pos, size);
 	}

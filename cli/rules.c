@@ -104,7 +104,7 @@ static void run_sample(ruleset *rs, slice line, hits *h)
 		record r;
 		size_t k = record_parse((slice){ line.p + off, line.n - off }, &r);
 		if (r.body.n)
-			ruleset_match(rs, r.body, r.site, on_hit, h);
+			ruleset_match(rs, r.body, r.site, r.level, on_hit, h);
 		off += k ? k : line.n - off;
 	}
 }

@@ -66,7 +66,7 @@ static void on_match(void *ctx, const match *m)
 static void run_line(ruleset *rs, slice s, strbuf *b)
 {
 	if (ruleset_gate(rs, s))
-		ruleset_match(rs, s, s, on_match, b);
+		ruleset_match(rs, s, s, LV_NONE, on_match, b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

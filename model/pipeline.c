@@ -47,7 +47,7 @@ static void analyze(pipeline *p, uint64_t no, uint64_t off, slice seg, size_t ca
 		size_t k = record_parse((slice){ seg.p + at, seg.n - at }, &r);
 		model_record(p->m, p->file, no, off, &r, span);
 		if (cands && r.body.n)
-			ruleset_match(p->rs, r.body, r.site, on_match, p->m);
+			ruleset_match(p->rs, r.body, r.site, r.level, on_match, p->m);
 		model_record_end(p->m);
 		at += k ? k : seg.n - at;
 	}
@@ -74,7 +74,7 @@ static score rule_score(pipeline *p, slice text)
 	if (ruleset_gate(p->rs, text)) {
 		record r;
 		record_parse(text, &r);
-		ruleset_match(p->rs, r.body, r.site, count_match, &sc);
+		ruleset_match(p->rs, r.body, r.site, r.level, count_match, &sc);
 	}
 	return sc;
 }
@@ -125,14 +125,24 @@ static void flush_held(pipeline *p)
 	join_reset(p->j);
 }
 
-/* A literal the gate knows, cut in two by the break before the last part? */
+/* A literal the gate knows, cut in two by the break before the next part?
+ * Read both ways: cut mid-word, or at a blank the wrap dropped. */
 static bool seam_hit(pipeline *p, slice before, slice next)
 {
-	char w[2 * SEAM];
+	char w[2 * SEAM + 1];
 	size_t a = before.n < SEAM ? before.n : SEAM, b = next.n < SEAM ? next.n : SEAM;
+	while (b && (next.p[0] == ' ' || next.p[0] == '\t')) {
+		next.p++;
+		next.n--;
+		b--;
+	}
 	memcpy(w, before.p + before.n - a, a);
 	memcpy(w + a, next.p, b);
-	return ruleset_gate(p->rs, (slice){ w, a + b }) > 0 || p->rs->record_hint;
+	if (ruleset_gate(p->rs, (slice){ w, a + b }) > 0 || p->rs->record_hint)
+		return true;
+	memmove(w + a + 1, w + a, b);
+	w[a] = ' ';
+	return ruleset_gate(p->rs, (slice){ w, a + b + 1 }) > 0 || p->rs->record_hint;
 }
 
 /* After a part was added: go on holding or gathering while the line may
@@ -165,7 +175,7 @@ static void segment(pipeline *p, const line *l, slice seg, bool whole, slice pre
 		return;
 	size_t cands = ruleset_gate(p->rs, seg);
 	bool hit = cands || p->rs->record_hint;
-	if (prev.n && join_continues(seg) && join_start(p->j, prev, p->prev_no, p->prev_off)) {
+	if (prev.n && join_continues(seg, prev) && join_start(p->j, prev, p->prev_no, p->prev_off)) {
 		if (join_add(p->j, seg, l->no, l->off)) {
 			p->state = JS_GATHER;
 			gathered(p, l, prev, hit);
@@ -207,7 +217,8 @@ void pipeline_line(pipeline *p, const line *l)
 		joiner *j = p->j;
 		const joinpart *last = &j->part[j->nparts - 1];
 		slice before = { j->buf + last->at, last->n };
-		if (!l->cut && join_continues(l->text) && join_add(j, l->text, l->no, l->off)) {
+		if (!l->cut && join_continues(l->text, (slice){ j->buf + j->part[0].at, j->part[0].n }) &&
+		    join_add(j, l->text, l->no, l->off)) {
 			if (p->state == JS_GATHER) {
 				size_t c = ruleset_gate(p->rs, l->text);
 				gathered(p, l, before, c || p->rs->record_hint);

@@ -61,7 +61,7 @@ static bool line_head(slice t)
 {
 	static const char *const heads[] = {
 		"Traceback (", "File \"", "frame #", "During handling", "The above exception",
-		"Exception raised from", "INFO", "WARNING", "WARN ", "ERROR", "DEBUG", "CRITICAL", "FATAL",
+		"Exception raised from", "INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL", "FATAL",
 		"#", "+ ", "$ ", ">>> ", "NCCL version", "RCCL version",
 	};
 	for (size_t k = 0; k < sizeof heads / sizeof heads[0]; k++)
@@ -88,7 +88,14 @@ static bool nccl_prefix(slice t)
 	return colons == 2 && i < t.n && t.p[i - 1] != ':';
 }
 
-bool join_continues(slice s)
+/* pdsh's "host: " and nothing else in front of s. */
+static bool host_label_only(const launch *ln)
+{
+	return ln->host.n && ln->tag.p == ln->host.p && ln->tag.n == ln->host.n && ln->rank < 0 && ln->local < 0 &&
+	       ln->time == 0;
+}
+
+bool join_continues(slice s, slice head)
 {
 	/* the cheap tests first: this runs on the line after every wide one */
 	if (!s.n || s.n >= JOIN_MAX_BYTES)
@@ -106,8 +113,14 @@ bool join_continues(slice s)
 		return false;
 	launch ln = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
 	launch_strip(s, &ln);
-	if (ln.tag.n || ln.rank >= 0 || ln.local >= 0 || ln.host.n || ln.time != 0)
-		return false;
+	if (ln.tag.n || ln.rank >= 0 || ln.local >= 0 || ln.host.n || ln.time != 0) {
+		if (!head.n || !host_label_only(&ln))
+			return false;
+		launch hl = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
+		launch_strip(head, &hl);
+		if (hl.host.n)
+			return false;
+	}
 	/* an NCCL record of its own at the start of the line ("[0] misc/socket.cc:71 NCCL WARN") */
 	if (!memmem(s.p, s.n, "NCCL ", 5) && !memmem(s.p, s.n, " INFO ", 6) && !memmem(s.p, s.n, " WARN ", 6))
 		return true;

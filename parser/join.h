@@ -39,10 +39,12 @@ typedef struct joiner {
 int join_width(slice s);
 /* True when a line of w columns fills a common terminal width. */
 bool join_fills_width(int w);
-/* True when s reads as the rest of the line before it, not as a line of
- * its own: no launcher or NCCL prefix, no timestamp, no traceback or log
- * level at its start, not blank. */
-bool join_continues(slice s);
+/* True when s reads as the rest of head (the first line of the record it
+ * would go on; empty when unknown), not as a line of its own: no launcher
+ * or NCCL prefix, no timestamp, no traceback or log level at its start,
+ * not blank. A "word: " start counts as pdsh's host prefix only when head
+ * has one too: "mlx5_0: ..." goes on a line that a terminal cut. */
+bool join_continues(slice s, slice head);
 /* Starts a logical line with its first physical line. Returns false (and
  * holds nothing) when it does not fit. */
 bool join_start(joiner *j, slice s, uint64_t no, uint64_t off);

@@ -208,6 +208,7 @@ static int load_rule(ruleset *rs, loadctx *lc, const cJSON *o)
 	char *pat = opt_string(o, "pattern");
 	char *tag = opt_string(o, "tag");
 	char *sev = opt_string(o, "severity");
+	char *lvs = opt_string(o, "level");
 	int rc = -1;
 	char name[80];
 	const char *bad;
@@ -261,6 +262,16 @@ static int load_rule(ruleset *rs, loadctx *lc, const cJSON *o)
 	r.hint = opt_string(o, "hint");
 	r.fold = opt_string(o, "fold");
 	r.site = opt_string(o, "site");
+	if (lvs) {
+		if (strcmp(lvs, "WARN") == 0)
+			r.level = LV_WARN;
+		else if (strcmp(lvs, "INFO") == 0)
+			r.level = LV_INFO;
+		else {
+			fail_field(lc, "level", "level must be WARN or INFO");
+			goto out;
+		}
+	}
 	const char *tpls[] = { r.message, r.hint, r.fold };
 	const char *tplk[] = { "message", "hint", "fold" };
 	for (int i = 0; i < 3; i++)
@@ -283,6 +294,7 @@ out:
 	free(pat);
 	free(tag);
 	free(sev);
+	free(lvs);
 	return rc;
 }
 
@@ -487,12 +499,16 @@ static bool run_rule(ruleset *rs, size_t ri, slice text, match *m)
 	return true;
 }
 
-void ruleset_match(ruleset *rs, slice text, slice site, void (*fn)(void *ctx, const match *m), void *ctx)
+void ruleset_match(ruleset *rs, slice text, slice site, enum level lv, void (*fn)(void *ctx, const match *m),
+		   void *ctx)
 {
 	match m;
 	for (size_t i = 0; i < rs->ncand; i++) {
 		const rule *r = &rs->v[rs->cand[i]];
 		if (r->site && slice_find(site, r->site, strlen(r->site)) < 0)
+			continue;
+		/* an ABORT is a WARN that ended the process */
+		if (r->level && r->level != lv && !(r->level == LV_WARN && lv == LV_ABORT))
 			continue;
 		if (run_rule(rs, (size_t)rs->cand[i], text, &m))
 			fn(ctx, &m);

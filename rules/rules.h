@@ -7,6 +7,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "../parser/record.h"
 #include "../util/str.h"
 #include "catalog.h"
 #include "gate.h"
@@ -24,6 +25,7 @@ typedef struct rule {
 	char *title;        /* for ids that the catalog does not know */
 	char *message, *hint, *fold; /* templates over {capture} names */
 	char *site;         /* the WARN call site must contain this, or NULL */
+	enum level level;   /* the record must be of this level (WARN, INFO), or LV_NONE */
 	int tag;            /* index into the tag vocabulary, or -1 */
 	char **samples;
 	size_t nsamples;
@@ -89,9 +91,11 @@ size_t ruleset_gate(ruleset *rs, slice line);
  * false when it did not fit (the caller scans again). */
 void ruleset_hits_save(const ruleset *rs, gatehits *h);
 bool ruleset_hits_restore(ruleset *rs, const gatehits *h);
-/* Runs the candidates of the last gate scan over a record's message and
- * call site; calls fn per match. */
-void ruleset_match(ruleset *rs, slice text, slice site, void (*fn)(void *ctx, const match *m), void *ctx);
+/* Runs the candidates of the last gate scan over a record's message, call
+ * site and level (LV_NONE: a line that is no NCCL record); calls fn per
+ * match. */
+void ruleset_match(ruleset *rs, slice text, slice site, enum level lv, void (*fn)(void *ctx, const match *m),
+		   void *ctx);
 /* Runs one rule over text (for `rules test`); returns true on a match. */
 bool ruleset_match_one(ruleset *rs, size_t ri, slice text, match *m);
 slice match_get(const match *m, const char *name);

@@ -9,7 +9,7 @@
 
 static bool cont(const char *s)
 {
-	return join_continues(slice_from(s));
+	return join_continues(slice_from(s), SLICE_NONE);
 }
 
 static void test_continues(checks *c)
@@ -33,6 +33,12 @@ static void test_continues(checks *c)
 	CHECK(c, !cont("torch.distributed.DistBackendError: NCCL error"), "a dotted exception");
 	CHECK(c, !cont("#  Rank  0 Group  0 Pid  1 on h device  0 [0x02] GPU"), "a table row");
 	CHECK(c, !cont("progress 10%\r20%"), "a progress bar");
+	CHECK(c, !cont("node-a7: rest"), "pdsh's host prefix, with no head known");
+	CHECK(c, join_continues(slice_from("x5_0: mlx5dv_create_qp failed"), slice_from("h:1:2 [0] NCCL WARN NET/IB: ml")),
+	      "a word with a colon after a head without a host prefix");
+	CHECK(c, !join_continues(slice_from("node-a7: h:1:2 [0] NCCL INFO x"), slice_from("node-a6: h:1:2 [0] NCCL INFO y")),
+	      "the next pdsh line");
+	CHECK(c, cont("WARN DOCA Error 12"), "the level word after a break before it");
 }
 
 static void test_joining(checks *c)

@@ -129,9 +129,9 @@ static void test_match_limit(checks *c)
 	strcpy(line + 40, "!");
 	slice s = slice_from(line);
 	ruleset_gate(&rs, s);
-	ruleset_match(&rs, s, SLICE_NONE, on_match, NULL);
+	ruleset_match(&rs, s, SLICE_NONE, LV_NONE, on_match, NULL);
 	ruleset_gate(&rs, s);
-	ruleset_match(&rs, s, SLICE_NONE, on_match, NULL);
+	ruleset_match(&rs, s, SLICE_NONE, LV_NONE, on_match, NULL);
 	CHECK(c, hits == 0, "no match");
 	CHECK(c, rs.v[0].disabled, "rule disabled after the limit");
 	CHECK(c, rs.notes.p && strstr(rs.notes.p, "rule evil") && !strstr(strstr(rs.notes.p, "rule evil") + 1, "rule evil"),
