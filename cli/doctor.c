@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "../doctor/compare.h"
+#include "../model/causes.h"
 #include "../doctor/doctor.h"
 #include "../doctor/facts.h"
 #include "../report/report.h"
@@ -260,7 +261,7 @@ static int run_compare(int argc, char **argv, const dopts *o, setup *s)
 		}
 	}
 	compare_check(&c, &m);
-	findings_sort(&m.fs);
+	model_order(&m);
 	if (report_write(stdout, &m, &o->ro) != 0 || fflush(stdout) != 0) {
 		cli_error("cannot write the report");
 		status = 2;
@@ -308,7 +309,7 @@ static int run_node(const dopts *o, setup *s)
 	model_init(&m, &s->cat);
 	doctor_report r;
 	doctor_diagnose(&m, &f, &r);
-	findings_sort(&m.fs);
+	model_order(&m);
 	int rc;
 	if (o->ro.format == FMT_JSON) {
 		rc = json_with_node(stdout, &m, &o->ro, facts_json(&f));

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../model/causes.h"
 #include "../tui/view.h"
 #include "commands.h"
 #include "follow.h"
@@ -231,7 +232,7 @@ static void screen_check(view *v, screen *sc, double now)
 	sc->m->now = now;
 	model_check(sc->m);
 	if (now == 0)
-		findings_sort(&sc->m->fs);
+		model_order(sc->m);
 	view_refresh(v);
 	for (size_t i = 0; pi >= 0 && i < v->rw.nvis; i++)
 		if (!v->rw.vis[i].group && v->rw.r[v->rw.vis[i].idx].proc == pi)
@@ -457,7 +458,7 @@ int cmd_live(int argc, char **argv)
 			/* end of input: the very checks analyze runs */
 			m.now = 0;
 			model_check(&m);
-			findings_sort(&m.fs);
+			model_order(&m);
 			print_news(&pr, &m);
 			if (!json) {
 				strbuf b = { 0 };

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../model/causes.h"
 #include "../model/summary.h"
 #include "../util/fileio.h"
 #include "commands.h"
@@ -41,7 +42,7 @@ int summary_print(FILE *out, const model *m)
 int report_finish(model *m, const report_opts *ro, int status)
 {
 	model_check(m);
-	findings_sort(&m->fs);
+	model_order(m);
 	if (report_write(stdout, m, ro) != 0 || fflush(stdout) != 0) {
 		cli_error("cannot write the report");
 		return 2;

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../model/causes.h"
 #include "../tui/load.h"
 #include "../tui/panes.h"
 #include "../tui/view.h"
@@ -153,7 +154,7 @@ int cmd_view(int argc, char **argv)
 	int status = loaderr.n ? 2 : 0;
 	if (nread > 0) {
 		model_check(&m);
-		findings_sort(&m.fs);
+		model_order(&m);
 		view v;
 		view_init(&v, &m, &t, idx);
 		if (loaderr.n)

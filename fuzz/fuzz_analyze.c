@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/causes.h"
 #include "../model/pipeline.h"
 #include "../report/report.h"
 #include "../util/escape.h"
@@ -126,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	feed(&m, "node-b/rank1.log", data + cut, size - cut, chunk * 13);
 	model_check(&m);
 	model_check(&m);
-	findings_sort(&m.fs);
+	model_order(&m);
 	render(&m, FMT_TEXT, false);
 	render(&m, FMT_TEXT, true);
 	render(&m, FMT_JSON, false);

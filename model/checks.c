@@ -1,6 +1,7 @@
 /* Job-level checks: diagnoses that need the whole job, not one line. Each
  * check reads the model and adds findings; none of them looks at bytes. */
 #include "model.h"
+#include "causes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +15,12 @@ enum if_kind { IFK_PHYS, IFK_LOOP, IFK_VIRTUAL, IFK_LINK_LOCAL };
 static finding *job_finding(model *m, const char *id, const char *key, enum severity sev, const char *msg,
 			    const char *hint, bool scoped)
 {
-	const catentry *ce = catalog_find(m->cat, id);
 	strbuf k = { 0 };
 	sb_printf(&k, "job:%s", key ? key : "");
-	finding *f = findings_get(&m->fs, id, k.p, ce ? ce->title : id, sev, msg, hint, NULL);
+	finding *f = findings_add(&m->fs, m->cat,
+				  &(findspec){ .id = id, .key = k.p, .severity = (int)sev, .message = msg, .hint = hint, .job = true },
+				  NULL);
 	f->scoped = scoped;
-	f->job = true;
 	sb_free(&k);
 	return f;
 }
@@ -420,6 +421,35 @@ static void check_iface_mismatch(model *m)
 	intset_free(&odd);
 }
 
+/* A connect to an address of no family, on a process that names
+ * NCCL_SOCKET_IFNAME and never printed an interface it uses: the name
+ * matched nothing, and NCCL sent an empty address. */
+static void infer_iface_not_found(model *m)
+{
+	const finding *bad = findings_find_key(&m->fs, "bootstrap-connect-failed", "bad-family");
+	int var = intern_find(&m->str, SLICE_LIT("NCCL_SOCKET_IFNAME"));
+	if (!bad || var < 0 || findings_find(&m->fs, "socket-iface-not-found"))
+		return;
+	const envset *set = NULL;
+	for (size_t i = 0; i < m->nenv && !set; i++)
+		if (m->env[i].var == var)
+			set = &m->env[i];
+	if (!set)
+		return;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		iface ifs[20];
+		const evref *ev[20];
+		if (intset_has(&bad->procs, (int)i) && used_ifaces(&m->procs[i], ifs, ev))
+			return; /* it did find an interface */
+	}
+	strbuf msg = { 0 };
+	sb_printf(&msg, "NCCL_SOCKET_IFNAME=%s matches no interface: no rank printed the interface it uses, and "
+			"NCCL then connected to an empty address", intern_str(&m->str, set->val));
+	finding *f = job_finding(m, "socket-iface-not-found", NULL, SEV_ERROR, msg.p, NULL, false);
+	findings_note(f, set->proc, 0, set->ev.file, set->ev.line, slice_from(set->ev.text));
+	sb_free(&msg);
+}
+
 /* socket-iface-not-found fired from a line: the hint lists what the log shows. */
 static void hint_iface_not_found(model *m)
 {
@@ -550,6 +580,8 @@ static void check_ranks(model *m)
 					  "check that every rank's log was collected (one NCCL_DEBUG_FILE per rank, "
 					  "e.g. %h-%p.log), and whether the missing ranks' processes started at all",
 					  false);
+		/* the finding is about the ranks that are not there */
+		intset_addall(&f->ranks, &missing);
 		for (int r = 0; r < c->rank_cap; r++)
 			if (c->rank_proc[r] >= 0) {
 				const proc *p = &m->procs[c->rank_proc[r]];
@@ -713,6 +745,86 @@ out:
 	intset_free(&p2p);
 }
 
+/* Two reports are of one collective when their SeqNum is the same and
+ * their OpTypes do not differ (the PG status lines carry no OpType). */
+static bool same_collective(const wdog *a, const wdog *b)
+{
+	return a->seq == b->seq && (a->op < 0 || b->op < 0 || a->op == b->op);
+}
+
+/* The OpType of the collective that w and others with its SeqNum report. */
+static int group_op(const model *m, const intset *timed, const wdog *w)
+{
+	if (w->op >= 0)
+		return w->op;
+	for (size_t i = 0; i < timed->n; i++)
+		if (same_collective(&m->wd[timed->v[i]], w) && m->wd[timed->v[i]].op >= 0)
+			return m->wd[timed->v[i]].op;
+	return -1;
+}
+
+/* The ranks behind, by the first test that singles some out:
+ *  1. a rank whose last enqueued work is before `stuck`, the collective
+ *     the others timed out in: it never joined it (enqueued counts may
+ *     differ otherwise: ranks run ahead enqueueing);
+ *  2. a rank whose last completed work is before the others';
+ *  3. a rank that timed out in an earlier collective than the others.
+ * Each compares reports that carry that number, and only them. */
+static void check_straggler(model *m, long stuck)
+{
+	static const char *const what[] = {
+		"it never enqueued collective %ld, which the others wait in (its last: %ld)",
+		"its last completed collective is %2$ld while others completed %1$ld",
+		"it timed out in collective %2$ld while others timed out in %1$ld",
+	};
+	for (int test = 0; test < 3; test++) {
+		long lo = -2, hi = -2;
+		for (size_t i = 0; i < m->nwd; i++) {
+			const wdog *w = &m->wd[i];
+			long v = test == 0 ? w->last_enq : test == 1 ? w->last_done : w->seq;
+			if (v < -1)
+				continue;
+			if (lo < -1 || v < lo)
+				lo = v;
+			if (v > hi)
+				hi = v;
+		}
+		long limit = test == 0 ? stuck : hi;
+		if (lo < -1 || limit < 0 || lo >= limit)
+			continue;
+		intset sr = { 0 };
+		const wdog *ex = NULL;
+		long shown = -2;
+		for (size_t i = 0; i < m->nwd; i++) {
+			const wdog *w = &m->wd[i];
+			long v = test == 0 ? w->last_enq : test == 1 ? w->last_done : w->seq;
+			if (v < -1 || (test == 0 ? v >= limit : v != lo))
+				continue;
+			int r = wd_rank(m, w);
+			if (r >= 0)
+				intset_add(&sr, r);
+			if (!ex) {
+				ex = w;
+				shown = v;
+			}
+		}
+		strbuf sm = { 0 };
+		sb_adds(&sm, sr.n == 1 ? "rank " : "ranks ");
+		ranges_format(&sm, sr.v, sr.n);
+		sb_printf(&sm, " %s behind: ", sr.n == 1 ? "is" : "are");
+		sb_printf(&sm, what[test], limit, shown);
+		finding *f = job_finding(m, "straggler-rank", NULL, SEV_WARNING, sm.p,
+					 "inspect what the slow rank was doing (py-spy dump, its last log lines): a data "
+					 "loader stall, an exception, or a branch that skips a collective",
+					 true);
+		if (ex)
+			findings_note(f, ex->proc, 0, ex->ev.file, ex->ev.line, slice_from(ex->ev.text));
+		f->ranks = sr;
+		sb_free(&sm);
+		return;
+	}
+}
+
 static void check_watchdog(model *m)
 {
 	intset timed = { 0 };
@@ -721,10 +833,11 @@ static void check_watchdog(model *m)
 			intset_add(&timed, (int)i);
 	if (!timed.n) {
 		intset_free(&timed);
+		check_straggler(m, -1);
 		return;
 	}
 	strbuf msg = { 0 };
-	/* group by (seq, op): "ranks 1-3 timed out in ALLREDUCE SeqNum=19" */
+	/* one group per collective: "ranks 1-3 timed out in ALLREDUCE SeqNum=19" */
 	intset done = { 0 };
 	int ngroups = 0, big = -1;
 	size_t bign = 0;
@@ -736,7 +849,7 @@ static void check_watchdog(model *m)
 		size_t cnt = 0;
 		for (size_t b = a; b < timed.n; b++) {
 			const wdog *y = &m->wd[timed.v[b]];
-			if (y->seq == x->seq && y->op == x->op) {
+			if (!intset_has(&done, (int)b) && same_collective(x, y)) {
 				intset_add(&done, (int)b);
 				int r = wd_rank(m, y);
 				if (r >= 0)
@@ -744,7 +857,9 @@ static void check_watchdog(model *m)
 				cnt++;
 			}
 		}
-		if (cnt > bign) {
+		/* the largest group is the collective most ranks are in; on a tie,
+		 * the one furthest on: the rank behind is the odd one */
+		if (cnt > bign || (cnt == bign && big >= 0 && x->seq > m->wd[big].seq)) {
 			bign = cnt;
 			big = timed.v[a];
 		}
@@ -756,8 +871,9 @@ static void check_watchdog(model *m)
 			sb_adds(&msg, " ");
 		}
 		sb_adds(&msg, "timed out");
-		if (x->op >= 0)
-			sb_printf(&msg, " in %s", intern_str(&m->str, x->op));
+		int op = group_op(m, &timed, x);
+		if (op >= 0)
+			sb_printf(&msg, " in %s", intern_str(&m->str, op));
 		if (x->seq >= 0)
 			sb_printf(&msg, " SeqNum=%ld", x->seq);
 		if (x->timeout_ms > 0)
@@ -778,26 +894,29 @@ static void check_watchdog(model *m)
 			intset_add(&f->ranks, r);
 	}
 	sb_free(&msg);
-	/* desync: the ranks outside the largest (seq, op) group */
+	/* desync: the ranks outside the largest group */
 	if (ngroups > 1 && big >= 0) {
 		const wdog *maj = &m->wd[big];
+		int majop = group_op(m, &timed, maj);
 		intset odd = { 0 }, oddp = { 0 };
 		strbuf dm = { 0 };
 		for (size_t i = 0; i < timed.n; i++) {
 			const wdog *w = &m->wd[timed.v[i]];
-			if (w->seq != maj->seq || w->op != maj->op) {
+			if (!same_collective(w, maj) || (majop >= 0 && w->op >= 0 && w->op != majop)) {
 				int r = wd_rank(m, w);
 				if (r >= 0)
 					intset_add(&odd, r);
 				intset_add(&oddp, (int)i);
 			}
 		}
-		sb_adds(&dm, "ranks of one group timed out on different collectives: ");
+		sb_adds(&dm, "ranks of one group timed out in different collectives: ");
 		sb_adds(&dm, odd.n == 1 ? "rank " : "ranks ");
 		ranges_format(&dm, odd.v, odd.n);
-		sb_adds(&dm, " differ from the others");
-		if (maj->op >= 0)
-			sb_printf(&dm, " (%s SeqNum=%ld)", intern_str(&m->str, maj->op), maj->seq);
+		sb_adds(&dm, odd.n == 1 ? " differs from the others" : " differ from the others");
+		if (majop >= 0)
+			sb_printf(&dm, " (%s SeqNum=%ld)", intern_str(&m->str, majop), maj->seq);
+		else if (maj->seq >= 0)
+			sb_printf(&dm, " (SeqNum=%ld)", maj->seq);
 		finding *d = job_finding(m, "collective-desync", NULL, SEV_ERROR, dm.p,
 					  "make every rank issue the same collectives in the same order (data-dependent "
 					  "branches, uneven data per rank, hooks that run on rank 0 only); "
@@ -811,43 +930,7 @@ static void check_watchdog(model *m)
 		intset_free(&oddp);
 		sb_free(&dm);
 	}
-	/* straggler: the lowest progress (SeqNum or last enqueued) among the reports */
-	long lo = -1, hi = -1;
-	for (size_t i = 0; i < m->nwd; i++) {
-		long v = m->wd[i].last_enq >= -1 ? m->wd[i].last_enq : m->wd[i].seq;
-		if (v < -1)
-			continue;
-		if (lo < -1 || lo == -1 || v < lo)
-			lo = v;
-		if (v > hi)
-			hi = v;
-	}
-	if (lo >= 0 && hi > lo) {
-		intset sr = { 0 };
-		strbuf sm = { 0 };
-		const wdog *ex = NULL;
-		for (size_t i = 0; i < m->nwd; i++) {
-			long v = m->wd[i].last_enq >= -1 ? m->wd[i].last_enq : m->wd[i].seq;
-			if (v == lo) {
-				int r = wd_rank(m, &m->wd[i]);
-				if (r >= 0)
-					intset_add(&sr, r);
-				if (!ex)
-					ex = &m->wd[i];
-			}
-		}
-		sb_adds(&sm, sr.n == 1 ? "rank " : "ranks ");
-		ranges_format(&sm, sr.v, sr.n);
-		sb_printf(&sm, " %s behind: at collective %ld while others reached %ld", sr.n == 1 ? "is" : "are", lo, hi);
-		finding *s = job_finding(m, "straggler-rank", NULL, SEV_WARNING, sm.p,
-					  "inspect what the slow rank was doing (py-spy dump, its last log lines): a data "
-					  "loader stall, an exception, or a branch that skips a collective",
-					  true);
-		if (ex)
-			findings_note(s, ex->proc, 0, ex->ev.file, ex->ev.line, slice_from(ex->ev.text));
-		s->ranks = sr;
-		sb_free(&sm);
-	}
+	check_straggler(m, big >= 0 ? m->wd[big].seq : -1);
 	intset_free(&timed);
 	intset_free(&done);
 }
@@ -1303,41 +1386,6 @@ static void check_silence_live(model *m)
 	intset_free(&silent);
 }
 
-/* Symptoms point at the cause that explains them. */
-static void link_causes(model *m)
-{
-	static const char *const symptoms[] = {
-		"remote-peer-closed", "socket-timeout", "nccl-system-error", "nccl-remote-error",
-		"nccl-internal-error", "nccl-unhandled-cuda-error", "nccl-invalid-usage", "nccl-invalid-argument",
-		"bootstrap-connect-failed", "watchdog-timeout", "init-incomplete", "rank-missing", "cuda-error",
-		"straggler-rank", "collective-desync", "env-override", "nccl-timeout",
-	};
-	int cause = -1;
-	for (size_t i = 0; i < m->fs.n; i++) {
-		const finding *f = &m->fs.v[i];
-		bool symptom = false;
-		for (size_t k = 0; k < sizeof symptoms / sizeof symptoms[0]; k++)
-			if (strcmp(f->id, symptoms[k]) == 0)
-				symptom = true;
-		if (symptom || f->severity == SEV_INFO)
-			continue;
-		if (cause < 0 || f->severity > m->fs.v[cause].severity ||
-		    (f->severity == m->fs.v[cause].severity && f->time > 0 && m->fs.v[cause].time > 0 &&
-		     f->time < m->fs.v[cause].time))
-			cause = (int)i;
-	}
-	if (cause < 0)
-		return;
-	for (size_t i = 0; i < m->fs.n; i++) {
-		finding *f = &m->fs.v[i];
-		if ((int)i == cause || f->severity == SEV_INFO)
-			continue;
-		for (size_t k = 0; k < sizeof symptoms / sizeof symptoms[0]; k++)
-			if (strcmp(f->id, symptoms[k]) == 0)
-				f->cause = cause;
-	}
-}
-
 /* "could not connect to 172.17.0.1<41523>": say whose interface that is. */
 static void name_connect_target(model *m)
 {
@@ -1367,6 +1415,27 @@ static void name_connect_target(model *m)
 			f->message = sb_take(&msg);
 			return;
 		}
+	}
+}
+
+/* An error chain after which init went on, on every process that printed
+ * it, was handled inside NCCL: not a failure of the job. */
+static void check_recovered_chains(model *m)
+{
+	for (size_t i = 0; i < m->fs.n; i++) {
+		finding *f = &m->fs.v[i];
+		if (f->kind != KIND_RESULT || f->job || !f->procs.n || f->severity == SEV_INFO)
+			continue;
+		bool all = true;
+		for (size_t k = 0; k < f->procs.n && all; k++)
+			all = m->procs[f->procs.v[k]].chain_recovered;
+		if (!all)
+			continue;
+		f->severity = SEV_INFO;
+		strbuf msg = { 0 };
+		sb_printf(&msg, "%s; NCCL went on with init after it, so it handled the error itself", f->message);
+		free(f->message);
+		f->message = sb_take(&msg);
 	}
 }
 
@@ -1436,6 +1505,7 @@ void model_check(model *m)
 	findings_drop_job(&m->fs);
 	check_ifaces(m);
 	check_iface_mismatch(m);
+	infer_iface_not_found(m);
 	hint_iface_not_found(m);
 	check_versions(m);
 	check_transport(m);
@@ -1448,8 +1518,9 @@ void model_check(model *m)
 	check_silence(m);
 	check_silence_live(m);
 	check_init(m);
+	check_recovered_chains(m);
 	cite_root_warns(m);
 	hint_first_failure(m);
 	name_connect_target(m);
-	link_causes(m);
+	causes_link(m);
 }

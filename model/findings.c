@@ -5,12 +5,13 @@
 
 #define EVIDENCE_MAX_TEXT 512
 
-finding *findings_get(findings *fs, const char *id, const char *key, const char *title,
-		      enum severity sev, const char *message, const char *hint, bool *created)
+finding *findings_add(findings *fs, const catalog *cat, const findspec *sp, bool *created)
 {
-	key = key ? key : "";
+	const char *key = sp->key ? sp->key : "";
+	const catentry *ce = cat ? catalog_find(cat, sp->id) : NULL;
+	enum severity sev = sp->severity == SEV_DEFAULT ? (ce ? ce->severity : SEV_WARNING) : (enum severity)sp->severity;
 	for (size_t i = 0; i < fs->n; i++)
-		if (strcmp(fs->v[i].id, id) == 0 && strcmp(fs->v[i].key, key) == 0) {
+		if (strcmp(fs->v[i].id, sp->id) == 0 && strcmp(fs->v[i].key, key) == 0) {
 			if (created)
 				*created = false;
 			if (sev > fs->v[i].severity)
@@ -20,17 +21,34 @@ finding *findings_get(findings *fs, const char *id, const char *key, const char 
 	grow(&fs->v, &fs->cap, fs->n, sizeof *fs->v);
 	finding *f = &fs->v[fs->n++];
 	*f = (finding){ 0 };
-	f->id = xstrdup(id);
+	f->id = xstrdup(sp->id);
 	f->key = xstrdup(key);
-	f->title = xstrdup(title ? title : "");
+	f->title = xstrdup(ce ? ce->title : sp->title ? sp->title : sp->id);
 	f->severity = sev;
-	f->message = xstrdup(message ? message : "");
-	f->hint = hint && *hint ? xstrdup(hint) : NULL;
+	f->message = xstrdup(sp->message ? sp->message : "");
+	f->hint = sp->hint && *sp->hint ? xstrdup(sp->hint) : NULL;
 	f->seq = ++fs->seq;
 	f->cause = -1;
+	f->root = -1;
+	f->job = sp->job;
+	f->kind = ce ? ce->kind : KIND_CAUSE;
+	/* a line states what a rule finds; a check concludes with the
+	 * catalog's confidence; a heuristic stays a suspicion either way */
+	f->confidence = !ce ? CONF_ESTABLISHED
+			: ce->confidence == CONF_SUSPECTED ? CONF_SUSPECTED
+			: sp->job ? ce->confidence : CONF_ESTABLISHED;
 	if (created)
 		*created = true;
 	return f;
+}
+
+finding *findings_get(findings *fs, const char *id, const char *key, const char *title, enum severity sev,
+		      const char *message, const char *hint, bool *created)
+{
+	return findings_add(fs, NULL,
+			    &(findspec){ .id = id, .key = key, .title = title, .severity = (int)sev, .message = message,
+					 .hint = hint },
+			    created);
 }
 
 void findings_add_evidence(finding *f, int file, uint64_t line, int proc, slice text)
@@ -115,39 +133,3 @@ void findings_drop_job(findings *fs)
 		fs->v[i].cause = -1;
 }
 
-static int cmp_finding(const void *a, const void *b)
-{
-	const finding *x = a, *y = b;
-	if (x->severity != y->severity)
-		return x->severity > y->severity ? -1 : 1;
-	/* causes before the symptoms they explain */
-	if ((x->cause >= 0) != (y->cause >= 0))
-		return x->cause >= 0 ? 1 : -1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-void findings_sort(findings *fs)
-{
-	if (fs->n < 2)
-		return;
-	/* causes are indices: remember them by arrival number across the sort */
-	uint64_t *cause_seq = xcalloc(fs->n, sizeof *cause_seq);
-	uint64_t *own_seq = xcalloc(fs->n, sizeof *own_seq);
-	for (size_t i = 0; i < fs->n; i++) {
-		own_seq[i] = fs->v[i].seq;
-		cause_seq[i] = fs->v[i].cause >= 0 ? fs->v[fs->v[i].cause].seq : 0;
-	}
-	qsort(fs->v, fs->n, sizeof *fs->v, cmp_finding);
-	for (size_t i = 0; i < fs->n; i++) {
-		uint64_t want = 0;
-		for (size_t k = 0; k < fs->n; k++)
-			if (own_seq[k] == fs->v[i].seq)
-				want = cause_seq[k];
-		fs->v[i].cause = -1;
-		for (size_t j = 0; want && j < fs->n; j++)
-			if (fs->v[j].seq == want)
-				fs->v[i].cause = (int)j;
-	}
-	free(cause_seq);
-	free(own_seq);
-}

@@ -31,21 +31,46 @@ typedef struct finding {
 	uint64_t count;    /* occurrences folded in */
 	uint64_t seq;      /* arrival order of the first occurrence */
 	double time;       /* earliest timestamp, 0 when none */
-	int cause;         /* index of the finding this one is a symptom of, or -1 */
+	int cause;         /* index of the finding this one is a consequence of, or -1 */
 	bool scoped;       /* the message names its ranks and hosts itself */
 	bool job;          /* from a job-level check: recomputed by each check run */
+	enum kind kind;    /* from the catalog */
+	enum confidence confidence;
+	bool demoted;      /* a suspicion that a proven cause explains: lowered to info */
+	/* set by model_order: the root of its group and the size of the group */
+	int root;
+	int nconseq;
+	int depth;
 } finding;
 
 typedef struct findings {
 	finding *v;
 	size_t n, cap;
 	uint64_t seq;
+	size_t nroots;     /* after model_order: the first finding of each group */
 } findings;
 
-/* Returns the finding with this id and key, creating it when new
- * (title, severity, message and hint are copied on creation only). */
-finding *findings_get(findings *fs, const char *id, const char *key, const char *title,
-		      enum severity sev, const char *message, const char *hint, bool *created);
+/* What a new finding is: findings_add takes its title, kind and (with
+ * SEV_DEFAULT) severity from the catalog. */
+#define SEV_DEFAULT (-1)
+typedef struct findspec {
+	const char *id;
+	const char *key;     /* what folds: same id and key, one finding; NULL is "" */
+	int severity;        /* an enum severity, or SEV_DEFAULT */
+	const char *message, *hint;
+	const char *title;   /* for an id the catalog lacks (a user's rule) */
+	bool job;            /* from a job-level check: recomputed by each check run */
+} findspec;
+
+/* Returns the finding with this id and key, creating it when new (title,
+ * message and hint are copied on creation only; a higher severity raises
+ * it). The one constructor of findings. The pointer is valid until the
+ * next finding is added: hold an index across additions. */
+finding *findings_add(findings *fs, const catalog *cat, const findspec *spec, bool *created);
+/* findings_add without a catalog lookup of the title (doctor's findings,
+ * whose callers pass it). */
+finding *findings_get(findings *fs, const char *id, const char *key, const char *title, enum severity sev,
+		      const char *message, const char *hint, bool *created);
 /* Adds one occurrence: its process, time and evidence line. */
 void findings_note(finding *f, int proc, double time, int file, uint64_t line, slice text);
 void findings_add_evidence(finding *f, int file, uint64_t line, int proc, slice text);
@@ -55,7 +80,5 @@ finding *findings_find_key(findings *fs, const char *id, const char *key);
 /* Removes the findings of job-level checks, before the checks run again. */
 void findings_drop_job(findings *fs);
 void findings_free(findings *fs);
-/* Sorts by severity (errors first), then arrival. Indices in `cause` are remapped. */
-void findings_sort(findings *fs);
 
 #endif

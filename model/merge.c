@@ -13,6 +13,7 @@ typedef struct remap {
 	int *str;   /* src interned id -> dst id */
 	int *proc;  /* src proc -> dst proc */
 	int *comm;  /* src comm -> dst comm */
+	const intern *dstr; /* dst's strings */
 } remap;
 
 static int rs(const remap *r, int id)
@@ -66,12 +67,40 @@ static int pseudo_target(const model *dst, const proc *sp, const remap *r)
 	return model_guess_proc(dst, file, sp->lrank, untagged);
 }
 
+/* A fact of s as dst numbers it: strings, inputs, communicators and line
+ * numbers are renumbered; the rest is as it is. */
+#define FACT_MAP_INT(r, s, v, f) (v)
+#define FACT_MAP_LONG(r, s, v, f) (v)
+#define FACT_MAP_UINT(r, s, v, f) (v)
+#define FACT_MAP_U64(r, s, v, f) (v)
+#define FACT_MAP_DOUBLE(r, s, v, f) (v)
+#define FACT_MAP_BOOL(r, s, v, f) (v)
+#define FACT_MAP_PHASE(r, s, v, f) (v)
+#define FACT_MAP_STR(r, s, v, f) rs(r, v)
+#define FACT_MAP_FILE(r, s, v, f) rf(r, v)
+#define FACT_MAP_COMM(r, s, v, f) ((v) >= 0 ? (r)->comm[v] : -1)
+#define FACT_MAP_LINE(r, s, v, f) rl(r, (s)->f, v)
+
+/* The merge policies of facts.h. */
+#define MERGE_FIRST(type, name, init, f)                                   \
+	if (d->name == (init))                                             \
+		d->name = FACT_MAP_##type(r, s, s->name, f);
+#define MERGE_LAST(type, name, init, f)                                    \
+	if (s->name != (init))                                             \
+		d->name = FACT_MAP_##type(r, s, s->name, f);
+#define MERGE_OR(type, name, init, f) d->name |= s->name;
+#define MERGE_MAX(type, name, init, f)                                     \
+	if (s->name > d->name)                                             \
+		d->name = s->name;
+#define MERGE_MINSET(type, name, init, f)                                  \
+	if (s->name != (init) && (d->name == (init) || s->name < d->name)) \
+		d->name = s->name;
+#define MERGE_SUM(type, name, init, f) d->name += s->name;
+#define MERGE_OWN(type, name, init, f)
+
 static void proc_merge(proc *d, const proc *s, const remap *r)
 {
-	if (d->lrank < 0)
-		d->lrank = s->lrank;
-	if (d->dev < 0)
-		d->dev = s->dev;
+	/* the ranks of the largest communicator it joined go together */
 	if (s->nranks > d->nranks) {
 		d->rank = s->rank;
 		d->nranks = s->nranks;
@@ -92,23 +121,18 @@ static void proc_merge(proc *d, const proc *s, const remap *r)
 		evref_merge(&d->ev_last_phase, &s->ev_last_phase, r);
 		d->phase = s->phase;
 	}
-	d->init_started |= s->init_started;
-	d->init_done |= s->init_done;
-	d->aborted |= s->aborted;
-	d->destroyed |= s->destroyed;
-	d->warned |= s->warned;
-	d->old_format |= s->old_format;
-	d->ib_missing |= s->ib_missing;
-	d->fmt |= s->fmt;
-	d->transports |= s->transports;
-	if (d->version < 0)
-		d->version = rs(r, s->version);
-	if (d->version_short < 0)
-		d->version_short = rs(r, s->version_short);
-	if (!d->driver)
-		d->driver = s->driver;
-	if (!d->cuda_build)
-		d->cuda_build = s->cuda_build;
+	if (!d->ev_warn.text && s->ev_warn.text)
+		d->warn_time = s->warn_time;
+	/* the banner with "+cudaX.Y" says more than a bare version */
+	int sv = rs(r, s->version);
+	if (d->version < 0 || (sv >= 0 && strchr(intern_str(r->dstr, sv), '+') && !strchr(intern_str(r->dstr, d->version), '+')))
+		d->version = sv >= 0 ? sv : d->version;
+#define X(type, name, init, merge, f) MERGE_##merge(type, name, init, f)
+	PROC_FACTS(X)
+#undef X
+#define X(name) evref_merge(&d->ev_##name, &s->ev_##name, r);
+	PROC_EVIDENCE(X)
+#undef X
 	if (d->boot.name < 0)
 		d->boot = iface_map(r, s->boot);
 	if (d->oob.name < 0)
@@ -121,8 +145,6 @@ static void proc_merge(proc *d, const proc *s, const remap *r)
 		if (!have && d->nsocket < (int)(sizeof d->socket / sizeof d->socket[0]))
 			d->socket[d->nsocket++] = f;
 	}
-	if (d->net < 0)
-		d->net = rs(r, s->net);
 	for (int i = 0; i < s->nlinks; i++) {
 		int k = 0;
 		while (k < d->nlinks && !(d->links[k].from == s->links[i].from && d->links[k].to == s->links[i].to))
@@ -132,31 +154,12 @@ static void proc_merge(proc *d, const proc *s, const remap *r)
 		else if (d->nlinks < (int)(sizeof d->links / sizeof d->links[0]))
 			d->links[d->nlinks++] = s->links[i];
 	}
-	if (s->nnodes > d->nnodes)
-		d->nnodes = s->nnodes;
-	const evref *se[] = { &s->ev_boot, &s->ev_socket, &s->ev_init, &s->ev_version, &s->ev_net,
-			      &s->ev_warn, &s->ev_last_phase, &s->ev_netchan, &s->ev_ib };
-	evref *de[] = { &d->ev_boot, &d->ev_socket, &d->ev_init, &d->ev_version, &d->ev_net,
-			&d->ev_warn, &d->ev_last_phase, &d->ev_netchan, &d->ev_ib };
-	if (!d->ev_warn.text && s->ev_warn.text)
-		d->warn_time = s->warn_time;
-	for (size_t i = 0; i < sizeof se / sizeof se[0]; i++)
-		evref_merge(de[i], se[i], r);
-	/* the later file holds the later lines */
-	d->last_line = rl(r, s->last_file, s->last_line);
-	d->last_file = rf(r, s->last_file);
 	if (s->nrecent) {
 		for (size_t i = 0; i < PROC_RECENT; i++)
 			d->recent[i] = (lineref){ rf(r, s->recent[i].file), rl(r, s->recent[i].file, s->recent[i].line),
 						  s->recent[i].off };
 		d->nrecent = s->nrecent;
 	}
-	if (s->first_time && (!d->first_time || s->first_time < d->first_time))
-		d->first_time = s->first_time;
-	if (s->last_time > d->last_time)
-		d->last_time = s->last_time;
-	d->nlines += s->nlines;
-	d->nenv += s->nenv;
 }
 
 static comm *comm_find_key(model *m, int key)
@@ -169,7 +172,7 @@ static comm *comm_find_key(model *m, int key)
 
 void model_merge(model *dst, const model *src)
 {
-	remap r = { 0 };
+	remap r = { .dstr = &dst->str };
 	r.str = xmalloc((src->str.n ? src->str.n : 1) * sizeof(int));
 	for (size_t i = 0; i < src->str.n; i++)
 		r.str[i] = intern_get(&dst->str, slice_from(src->str.strs[i]));
@@ -209,6 +212,17 @@ void model_merge(model *dst, const model *src)
 		const proc *sp = &src->procs[i];
 		int host = rs(&r, sp->host);
 		int d = sp->pid >= 0 ? proc_key_find(dst, host, sp->pid) : pseudo_target(dst, sp, &r);
+		if (d < 0 && sp->pid >= 0) {
+			/* as reading the whole file would: an NCCL process takes over the
+			 * anonymous process of the untagged lines before it */
+			int st = model_stream_proc(dst, rf(&r, sp->file), -1);
+			if (st >= 0 && dst->procs[st].pid < 0 && dst->procs[st].host < 0 && !dst->procs[st].activity_only &&
+			    sp->lrank < 0) {
+				d = st;
+				dst->procs[d].host = host;
+				dst->procs[d].pid = sp->pid;
+			}
+		}
 		if (d < 0 && sp->activity_only) {
 			r.proc[i] = -1; /* nobody to give these times to: as if unread */
 			continue;
@@ -216,25 +230,13 @@ void model_merge(model *dst, const model *src)
 		if (d < 0) {
 			grow(&dst->procs, &dst->proccap, dst->nprocs, sizeof *dst->procs);
 			proc *np = &dst->procs[dst->nprocs];
-			*np = *sp;
-			/* strings and evidence are rebuilt below */
-			evref *evs[] = { &np->ev_boot, &np->ev_socket, &np->ev_init, &np->ev_version, &np->ev_net,
-					 &np->ev_warn, &np->ev_last_phase, &np->ev_netchan, &np->ev_ib };
-			for (size_t k = 0; k < sizeof evs / sizeof evs[0]; k++)
-				*evs[k] = (evref){ 0 };
+			/* a new process: who it is; the rest comes from proc_merge */
+			model_proc_init(np);
 			np->host = host;
+			np->pid = sp->pid;
 			np->file = rf(&r, sp->file);
 			np->tag = rs(&r, sp->tag);
-			np->progress_unplaced = false;
-			np->version = np->version_short = np->net = np->busid = -1;
-			np->boot.name = np->oob.name = -1;
-			np->nsocket = np->nlinks = 0;
-			np->nranks = 0;
-			np->rank = np->comm = -1;
-			np->nlines = 0;
-			np->nenv = 0;
-			np->first_time = np->last_time = 0;
-			np->phase = PH_NONE;
+			np->activity_only = sp->activity_only;
 			d = (int)dst->nprocs++;
 		}
 		r.proc[i] = d;
@@ -309,7 +311,10 @@ void model_merge(model *dst, const model *src)
 		const finding *s = &src->fs.v[order[oi]];
 		if (s->job)
 			continue;
-		finding *f = findings_get(&dst->fs, s->id, s->key, s->title, s->severity, s->message, s->hint, NULL);
+		finding *f = findings_add(&dst->fs, dst->cat,
+					  &(findspec){ .id = s->id, .key = s->key, .title = s->title, .severity = (int)s->severity,
+						       .message = s->message, .hint = s->hint },
+					  NULL);
 		f->scoped |= s->scoped;
 		for (size_t k = 0; k < s->procs.n; k++)
 			intset_add(&f->procs, r.proc[s->procs.v[k]]);

@@ -44,11 +44,9 @@ void model_free(model *m)
 		free(m->in[i].name);
 	free(m->in);
 	for (size_t i = 0; i < m->nprocs; i++) {
-		proc *p = &m->procs[i];
-		evref *evs[] = { &p->ev_boot, &p->ev_socket, &p->ev_init, &p->ev_version,
-				 &p->ev_net, &p->ev_warn, &p->ev_last_phase, &p->ev_netchan, &p->ev_ib };
-		for (size_t k = 0; k < sizeof evs / sizeof evs[0]; k++)
-			evref_free(evs[k]);
+#define X(name) evref_free(&m->procs[i].ev_##name);
+		PROC_EVIDENCE(X)
+#undef X
 	}
 	free(m->procs);
 	for (size_t i = 0; i < m->ncomms; i++) {
@@ -108,17 +106,23 @@ static void evref_here(model *m, evref *e)
 	e->text = xstrndup(m->cur_text.p, m->cur_text.n < 512 ? m->cur_text.n : 512);
 }
 
+void model_proc_init(proc *p)
+{
+	*p = (proc){ 0 };
+#define X(type, name, init, merge, f) p->name = init;
+	PROC_FACTS(X)
+#undef X
+	p->boot.name = p->oob.name = -1;
+}
+
 static int proc_new(model *m, int host, long pid, int file)
 {
 	grow(&m->procs, &m->proccap, m->nprocs, sizeof *m->procs);
 	proc *p = &m->procs[m->nprocs];
-	*p = (proc){ 0 };
+	model_proc_init(p);
 	p->host = host;
 	p->pid = pid;
 	p->file = file;
-	p->lrank = p->frank = p->dev = p->rank = p->comm = p->busid = p->tag = -1;
-	p->version = p->version_short = p->net = -1;
-	p->boot.name = p->oob.name = -1;
 	p->frank = m->in[file].frank;
 	return (int)m->nprocs++;
 }
@@ -201,8 +205,18 @@ static int resolve_proc(model *m, int file, const record *r)
 	if (r->nccl) {
 		int host = intern_get(&m->str, r->host);
 		int p = proc_find(m, host, r->pid);
-		if (p < 0)
-			p = proc_new(m, host, r->pid, file);
+		if (p < 0) {
+			/* the untagged lines of this file so far had no NCCL prefix: they
+			 * were this process's (a per-rank file, a framework's banner first) */
+			stream *s = r->ln.tag.n || m->partial ? NULL : stream_find(m, file, tag);
+			if (s && m->procs[s->proc].pid < 0 && m->procs[s->proc].host < 0 && !m->procs[s->proc].activity_only) {
+				p = s->proc;
+				m->procs[p].host = host;
+				m->procs[p].pid = r->pid;
+			} else {
+				p = proc_new(m, host, r->pid, file);
+			}
+		}
 		stream_set(m, file, tag, p);
 		stream_set(m, file, -1, p);
 		return p;
@@ -390,6 +404,10 @@ static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 		p->init_started = true;
 	evref_here(m, &p->ev_init);
 	if (complete) {
+		if (p->done_file < 0) {
+			p->done_file = m->cur_file;
+			p->done_line = m->cur_line;
+		}
 		p->init_done = true;
 		phase_at_least(m, p, PH_COMPLETE);
 	} else {
@@ -622,11 +640,17 @@ static void on_result(model *m, int pi, const match *mt)
 	const struct result_id *r = result_lookup(mt);
 	if (!r)
 		return;
-	const catentry *ce = catalog_find(m->cat, r->id);
+	proc *p = &m->procs[pi];
+	if (m->cur && m->cur->nccl) {
+		p->chain_tid = m->cur->tid;
+		p->chain_file = m->cur_file;
+		p->chain_line = m->cur_line;
+		p->chain_recovered = false;
+	}
 	char msg[200];
 	snprintf(msg, sizeof msg, "NCCL call failed with %s (%d): %s", r->name, r->code, r->text);
-	finding *f = findings_get(&m->fs, r->id, NULL, ce ? ce->title : r->id,
-				  ce ? ce->severity : SEV_ERROR, msg, NULL, NULL);
+	finding *f = findings_add(&m->fs, m->cat, &(findspec){ .id = r->id, .severity = SEV_DEFAULT, .message = msg },
+				  NULL);
 	note_here(m, f, pi);
 }
 
@@ -643,8 +667,10 @@ static void on_finding(model *m, int pi, const match *mt)
 		template_render(&hint, r->hint, mt);
 	if (r->fold)
 		template_render(&key, r->fold, mt);
-	finding *f = findings_get(&m->fs, r->finding, key.p, ce ? ce->title : r->title, r->severity,
-				  msg.p, hint.p, NULL);
+	finding *f = findings_add(&m->fs, m->cat,
+				  &(findspec){ .id = r->finding, .key = key.p, .severity = (int)r->severity,
+					       .message = msg.p, .hint = hint.p, .title = r->title },
+				  NULL);
 	note_here(m, f, pi);
 	add_rank_list(&f->ranks, match_get(mt, "ranks"));
 	slice peer = peer_addr(match_get(mt, "peer"));
@@ -679,12 +705,32 @@ static void on_device_row(model *m, const match *mt)
 		q->busid = b;
 }
 
+/* Init that goes on, on the thread of the last "-> N" chain, after it:
+ * NCCL handled that error (2.4's missing sysfs paths of virtio NICs). */
+static void init_goes_on(model *m, proc *p)
+{
+	if (p->chain_line && m->cur && m->cur->nccl && m->cur->tid == p->chain_tid && m->cur_file == p->chain_file &&
+	    m->cur_line > p->chain_line)
+		p->chain_recovered = true;
+}
+
 void model_match(model *m, const match *mt)
 {
 	int pi = m->cur_proc;
 	if (pi < 0)
 		return;
 	proc *p = &m->procs[pi];
+	switch ((enum model_tag)mt->r->tag) {
+	case TAG_COMM_INIT:
+	case TAG_TOPOLOGY:
+	case TAG_CHANNEL:
+	case TAG_CONNECTED:
+	case TAG_INIT_DONE:
+		init_goes_on(m, p);
+		break;
+	default:
+		break;
+	}
 	if (mt->r->tag == TAG_FRAMEWORK_ERROR)
 		m->cur_fwerr = true;
 	else
@@ -831,6 +877,13 @@ void model_match(model *m, const match *mt)
 	case TAG_EXCERPT:
 		evref_here(m, &m->ev_excerpt);
 		break;
+	case TAG_RANK_OF: {
+		/* a framework saying which rank its process is */
+		long r = cap_long(mt, "rank", -1);
+		if (p->lrank < 0 && r >= 0 && r < (1 << 24))
+			p->lrank = (int)r;
+		break;
+	}
 	case TAG_BENIGN:
 	case TAG_FRAMEWORK_ERROR:
 	case TAG_COUNT:
@@ -875,7 +928,6 @@ static void loose_add(model *m, const char *id, const char *what, slice body)
 		f = findings_find_key(&m->fs, id, key.p);
 	}
 	if (!f) {
-		const catentry *ce = catalog_find(m->cat, id);
 		if (key.p[0] == '*')
 			sb_printf(&msg, "more %s lines than ncclog lists one by one, the first: ", what);
 		else
@@ -883,8 +935,8 @@ static void loose_add(model *m, const char *id, const char *what, slice body)
 		sb_add(&msg, body.p, body.n < LOOSE_TEXT ? body.n : LOOSE_TEXT);
 		if (body.n > LOOSE_TEXT)
 			sb_adds(&msg, "...");
-		f = findings_get(&m->fs, id, key.p, ce ? ce->title : id, ce ? ce->severity : SEV_WARNING, msg.p,
-				 NULL, &created);
+		f = findings_add(&m->fs, m->cat, &(findspec){ .id = id, .key = key.p, .severity = SEV_DEFAULT, .message = msg.p },
+				 &created);
 		m->nloose++;
 	}
 	note_here(m, f, m->cur_proc);
@@ -985,6 +1037,24 @@ void jobinfo_free(jobinfo *j)
 	intset_free(&j->versions);
 }
 
+void model_describe_place(const model *m, const intset *ranks, const intset *hosts, strbuf *b)
+{
+	if (ranks->n) {
+		sb_adds(b, ranks->n == 1 ? "rank " : "ranks ");
+		ranges_format(b, ranks->v, ranks->n);
+	}
+	if (hosts->n) {
+		sb_adds(b, ranks->n ? " on " : "on ");
+		for (size_t i = 0; i < hosts->n && i < 4; i++) {
+			if (i)
+				sb_adds(b, ", ");
+			sb_adds(b, intern_str(&m->str, hosts->v[i]));
+		}
+		if (hosts->n > 4)
+			sb_printf(b, " and %zu more hosts", hosts->n - 4);
+	}
+}
+
 void model_describe(const model *m, const intset *procs, strbuf *b)
 {
 	intset ranks = { 0 }, hosts = { 0 };
@@ -995,22 +1065,36 @@ void model_describe(const model *m, const intset *procs, strbuf *b)
 		if (m->procs[procs->v[i]].host >= 0)
 			intset_add(&hosts, m->procs[procs->v[i]].host);
 	}
-	if (ranks.n) {
-		sb_adds(b, ranks.n == 1 ? "rank " : "ranks ");
-		ranges_format(b, ranks.v, ranks.n);
-	}
-	if (hosts.n) {
-		sb_adds(b, ranks.n ? " on " : "on ");
-		for (size_t i = 0; i < hosts.n && i < 4; i++) {
-			if (i)
-				sb_adds(b, ", ");
-			sb_adds(b, intern_str(&m->str, hosts.v[i]));
-		}
-		if (hosts.n > 4)
-			sb_printf(b, " and %zu more hosts", hosts.n - 4);
-	}
+	model_describe_place(m, &ranks, &hosts, b);
 	intset_free(&ranks);
 	intset_free(&hosts);
+}
+
+void model_finding_place(const model *m, const finding *f, intset *ranks, intset *hosts)
+{
+	intset_addall(ranks, &f->ranks);
+	for (size_t i = 0; i < f->procs.n; i++) {
+		int r = model_proc_rank(m, f->procs.v[i]);
+		if (r >= 0 && !f->ranks.n)
+			intset_add(ranks, r);
+		if (m->procs[f->procs.v[i]].host >= 0)
+			intset_add(hosts, m->procs[f->procs.v[i]].host);
+	}
+	/* the hosts of the ranks it names */
+	for (size_t i = 0; i < f->ranks.n; i++)
+		for (size_t k = 0; k < m->nprocs; k++)
+			if (m->procs[k].host >= 0 && model_proc_rank(m, (int)k) == f->ranks.v[i])
+				intset_add(hosts, m->procs[k].host);
+	if (!hosts->n) {
+		int only = -1, n = 0;
+		for (size_t k = 0; k < m->nprocs && n < 2; k++)
+			if (m->procs[k].host >= 0 && m->procs[k].pid >= 0 && m->procs[k].host != only) {
+				only = m->procs[k].host;
+				n++;
+			}
+		if (n == 1)
+			intset_add(hosts, only);
+	}
 }
 
 static bool secondary_warn(const char *t)

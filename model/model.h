@@ -10,6 +10,7 @@
 #include "../rules/rules.h"
 #include "../util/intern.h"
 #include "../util/ranges.h"
+#include "facts.h"
 #include "findings.h"
 
 /* The tags that line rules may emit for the model; see rules/README.md. */
@@ -37,7 +38,8 @@
 	X(TAG_FRAMEWORK_ERROR, "framework-error")                                                  \
 	X(TAG_INIT_DONE, "init-done")                                                              \
 	X(TAG_DEVICE_ROW, "device-row")                                                            \
-	X(TAG_EXCERPT, "excerpt")
+	X(TAG_EXCERPT, "excerpt")                                                                  \
+	X(TAG_RANK_OF, "rank-of")
 
 #define X(e, s) e,
 enum model_tag { MODEL_TAGS(X) TAG_COUNT };
@@ -82,50 +84,40 @@ typedef struct lineref {
 
 #define PROC_RECENT 32
 
+/* The C type of each kind of fact in facts.h. */
+#define FACT_CTYPE_INT int
+#define FACT_CTYPE_LONG long
+#define FACT_CTYPE_UINT unsigned
+#define FACT_CTYPE_U64 uint64_t
+#define FACT_CTYPE_DOUBLE double
+#define FACT_CTYPE_BOOL bool
+#define FACT_CTYPE_STR int
+#define FACT_CTYPE_FILE int
+#define FACT_CTYPE_COMM int
+#define FACT_CTYPE_LINE uint64_t
+#define FACT_CTYPE_PHASE enum phase
+
 /* One process, identified by (host, pid) from NCCL's prefix, or by a
- * launcher stream when its lines carry no NCCL prefix. */
+ * launcher stream when its lines carry no NCCL prefix. Its facts are
+ * listed once, in facts.h; the arrays below are merged by hand. */
 typedef struct proc {
-	int host;           /* interned, -1 unknown */
-	long pid;
-	int file;           /* the file it was first seen in */
-	int lrank;          /* launcher's rank tag, -1 */
-	int tag;            /* interned launcher stream of a process known only by it, -1 */
-	bool activity_only; /* a later part's stream seen only in timed lines, for the merge */
-	bool progress_unplaced; /* progress seen before anything of its init, in a later part */
-	int frank;          /* rank from the file name, -1 */
-	int dev;
-	int rank, nranks, comm; /* in the largest communicator it joined */
-	int busid;          /* interned busId of that rank */
-	enum phase phase;
-	bool init_started, init_done, aborted, destroyed, warned;
-	bool old_format;    /* pre-2.3 lines without the NCCL token */
-	unsigned fmt;       /* format tells, see model.c */
-	int version;        /* interned "2.18.3+cuda12.2", -1 */
-	int version_short;  /* interned "2.18.3", -1 */
-	long driver;        /* cudaDriverVersion, 0 */
-	int cuda_build;     /* 1000*major + 10*minor of "+cudaX.Y", 0 */
+#define X(type, name, init, merge, file) FACT_CTYPE_##type name;
+	PROC_FACTS(X)
+#undef X
+#define X(name) evref ev_##name;
+	PROC_EVIDENCE(X)
+#undef X
 	iface boot;         /* bootstrap interface, name -1 when unseen */
 	iface socket[16];
 	int nsocket;
 	iface oob;
-	int net;            /* interned "IB", "Socket", plugin name; -1 */
-	bool ib_missing;
-	unsigned transports;
 	struct peerlink {
 		int from, to;    /* ranks of a channel line; one of them is this process */
 		unsigned via;    /* transport bits */
 	} links[16];             /* channel ends, first 16 */
 	int nlinks;
-	int nnodes;
-	evref ev_boot, ev_socket, ev_init, ev_version, ev_net, ev_warn, ev_last_phase, ev_netchan, ev_ib;
-	uint64_t last_line;
-	int last_file;
 	lineref recent[PROC_RECENT]; /* its last NCCL records, a ring */
 	unsigned nrecent;            /* records seen; recent[n % PROC_RECENT] is next */
-	double first_time, last_time, warn_time;
-	double last_wall;   /* live: wall-clock second its last line arrived */
-	uint64_t nlines;
-	int nenv;           /* "set by environment" lines seen */
 } proc;
 
 typedef struct comm {
@@ -209,6 +201,8 @@ typedef struct model {
 } model;
 
 void model_init(model *m, const catalog *cat);
+/* Sets every fact of p to its initial value (facts.h). */
+void model_proc_init(proc *p);
 void model_free(model *m);
 /* Adds a process that no log line introduced (doctor's node, say): host
  * and pid as given, everything else unknown. Returns its index. */
@@ -278,6 +272,12 @@ void jobinfo_free(jobinfo *j);
 /* Appends "ranks 0-3 on node-a" (or "rank 4 on node-b", "on node-c") for a
  * set of processes. */
 void model_describe(const model *m, const intset *procs, strbuf *b);
+/* Where a finding sits: the ranks it names itself, else those of its
+ * processes; the hosts of both; and when none is known and the job shows
+ * one host only, that host. The sets are the caller's to free. */
+void model_finding_place(const model *m, const finding *f, intset *ranks, intset *hosts);
+/* Appends "ranks 0-3 on node-a" for a place. */
+void model_describe_place(const model *m, const intset *ranks, const intset *hosts, strbuf *b);
 /* The process that failed first: earliest timestamped WARN, else the first
  * WARN that is not a mere report of a peer going away; -1 when none. */
 int model_first_failure(const model *m);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SUMMARY_FORMAT 1
+#define SUMMARY_FORMAT 2
 
 static cJSON *num(double v)
 {
@@ -38,22 +38,13 @@ static cJSON *pair(double a, double b)
 	return o;
 }
 
-/* The flags of a process, one bit each. */
-enum { F_STARTED = 1, F_DONE = 2, F_ABORTED = 4, F_DESTROYED = 8, F_WARNED = 16, F_OLD = 32, F_IBMISSING = 64 };
-
+/* A process as named keys, one per fact of facts.h. */
 static cJSON *proc_json(const proc *p)
 {
 	cJSON *o = cJSON_CreateObject();
-	int flags = (p->init_started ? F_STARTED : 0) | (p->init_done ? F_DONE : 0) | (p->aborted ? F_ABORTED : 0) |
-		    (p->destroyed ? F_DESTROYED : 0) | (p->warned ? F_WARNED : 0) | (p->old_format ? F_OLD : 0) |
-		    (p->ib_missing ? F_IBMISSING : 0);
-	double v[] = { p->host, (double)p->pid, p->file, p->lrank, p->frank, p->dev, p->rank, p->nranks, p->comm,
-		       p->busid, p->phase, flags, p->fmt, p->version, p->version_short, (double)p->driver,
-		       p->cuda_build, p->net, p->transports, p->nnodes, (double)p->last_line, p->last_file,
-		       p->nrecent, p->first_time, p->last_time, p->warn_time, (double)p->nlines, p->nenv };
-	cJSON *a = cJSON_AddArrayToObject(o, "v");
-	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-		cJSON_AddItemToArray(a, num(v[i]));
+#define X(type, name, init, merge, f) cJSON_AddItemToObject(o, #name, num((double)p->name));
+	PROC_FACTS(X)
+#undef X
 	cJSON_AddItemToObject(o, "boot", pair(p->boot.name, p->boot.addr));
 	cJSON_AddItemToObject(o, "oob", pair(p->oob.name, p->oob.addr));
 	cJSON *so = cJSON_AddArrayToObject(o, "socket");
@@ -65,17 +56,16 @@ static cJSON *proc_json(const proc *p)
 		cJSON_AddItemToArray(l, num(p->links[i].via));
 		cJSON_AddItemToArray(li, l);
 	}
+	cJSON_AddNumberToObject(o, "nrecent", p->nrecent);
 	cJSON *re = cJSON_AddArrayToObject(o, "recent");
 	for (size_t i = 0; i < PROC_RECENT; i++) {
 		cJSON *r = pair(p->recent[i].file, (double)p->recent[i].line);
 		cJSON_AddItemToArray(r, num((double)p->recent[i].off));
 		cJSON_AddItemToArray(re, r);
 	}
-	const evref *evs[] = { &p->ev_boot, &p->ev_socket, &p->ev_init, &p->ev_version, &p->ev_net,
-			       &p->ev_warn, &p->ev_last_phase, &p->ev_netchan, &p->ev_ib };
-	cJSON *ev = cJSON_AddArrayToObject(o, "ev");
-	for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
-		cJSON_AddItemToArray(ev, ev_json(evs[i]));
+#define X(name) cJSON_AddItemToObject(o, "ev_" #name, ev_json(&p->ev_##name));
+	PROC_EVIDENCE(X)
+#undef X
 	return o;
 }
 
@@ -223,61 +213,54 @@ static iface iface_read(reader *r, const cJSON *a)
 	return (iface){ str_id(r, at(r, a, 0)), str_id(r, at(r, a, 1)) };
 }
 
+/* A fact read back, checked against what its kind allows. */
+static double fact_num(reader *r, const cJSON *o, const char *name, double init)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+	if (!v)
+		return init;
+	if (!cJSON_IsNumber(v)) {
+		r->bad = true;
+		return init;
+	}
+	return v->valuedouble;
+}
+
+#define FACT_READ_INT(r, v) (int)(v)
+#define FACT_READ_LONG(r, v) (long)(v)
+#define FACT_READ_UINT(r, v) (unsigned)(v)
+#define FACT_READ_U64(r, v) (uint64_t)(v)
+#define FACT_READ_DOUBLE(r, v) (v)
+#define FACT_READ_BOOL(r, v) ((v) != 0)
+#define FACT_READ_STR(r, v) str_id(r, v)
+#define FACT_READ_FILE(r, v) file_id(r, v)
+#define FACT_READ_COMM(r, v) (int)(v) /* checked once the communicators are read */
+#define FACT_READ_LINE(r, v) (uint64_t)(v)
+#define FACT_READ_PHASE(r, v) ((v) >= PH_NONE && (v) <= PH_RUNNING ? (enum phase)(v) : PH_NONE)
+
 static void proc_read(reader *r, const cJSON *o, proc *p)
 {
-	const cJSON *v = cJSON_GetObjectItem(o, "v");
-	int k = 0;
-	*p = (proc){ 0 };
-	p->host = str_id(r, at(r, v, k++));
-	p->pid = (long)at(r, v, k++);
-	p->file = file_id(r, at(r, v, k++));
-	p->lrank = (int)at(r, v, k++);
-	p->frank = (int)at(r, v, k++);
-	p->dev = (int)at(r, v, k++);
-	p->rank = (int)at(r, v, k++);
-	p->nranks = (int)at(r, v, k++);
-	p->comm = (int)at(r, v, k++);
-	p->busid = str_id(r, at(r, v, k++));
-	double ph = at(r, v, k++);
-	p->phase = ph >= PH_NONE && ph <= PH_RUNNING ? (enum phase)ph : PH_NONE;
-	int flags = (int)at(r, v, k++);
-	p->init_started = flags & F_STARTED;
-	p->init_done = flags & F_DONE;
-	p->aborted = flags & F_ABORTED;
-	p->destroyed = flags & F_DESTROYED;
-	p->warned = flags & F_WARNED;
-	p->old_format = flags & F_OLD;
-	p->ib_missing = flags & F_IBMISSING;
-	p->fmt = (unsigned)at(r, v, k++);
-	p->version = str_id(r, at(r, v, k++));
-	p->version_short = str_id(r, at(r, v, k++));
-	p->driver = (long)at(r, v, k++);
-	p->cuda_build = (int)at(r, v, k++);
-	p->net = str_id(r, at(r, v, k++));
-	p->transports = (unsigned)at(r, v, k++);
-	p->nnodes = (int)at(r, v, k++);
-	p->last_line = (uint64_t)at(r, v, k++);
-	p->last_file = file_id(r, at(r, v, k++));
-	p->nrecent = (unsigned)at(r, v, k++);
-	p->first_time = at(r, v, k++);
-	p->last_time = at(r, v, k++);
-	p->warn_time = at(r, v, k++);
-	p->nlines = (uint64_t)at(r, v, k++);
-	p->nenv = (int)at(r, v, k++);
+	model_proc_init(p);
+	if (!cJSON_IsObject(o)) {
+		r->bad = true;
+		return;
+	}
+#define X(type, name, init, merge, f) p->name = FACT_READ_##type(r, fact_num(r, o, #name, (double)(init)));
+	PROC_FACTS(X)
+#undef X
 	p->boot = iface_read(r, cJSON_GetObjectItem(o, "boot"));
 	p->oob = iface_read(r, cJSON_GetObjectItem(o, "oob"));
 	const cJSON *e;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(o, "socket")) if (p->nsocket < 16) p->socket[p->nsocket++] = iface_read(r, e);
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(o, "links")) if (p->nlinks < 16) p->links[p->nlinks++] =
 		(struct peerlink){ (int)at(r, e, 0), (int)at(r, e, 1), (unsigned)at(r, e, 2) };
+	p->nrecent = (unsigned)fact_num(r, o, "nrecent", 0);
 	int i = 0;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(o, "recent")) if (i < PROC_RECENT) p->recent[i++] =
 		(lineref){ file_id(r, at(r, e, 0)), (uint64_t)at(r, e, 1), (uint64_t)at(r, e, 2) };
-	evref *evs[] = { &p->ev_boot, &p->ev_socket, &p->ev_init, &p->ev_version, &p->ev_net,
-			 &p->ev_warn, &p->ev_last_phase, &p->ev_netchan, &p->ev_ib };
-	const cJSON *ev = cJSON_GetObjectItem(o, "ev");
-	for (size_t k2 = 0; k2 < sizeof evs / sizeof evs[0]; k2++)
-		ev_read(r, cJSON_GetArrayItem(ev, (int)k2), evs[k2]);
+#define X(name) ev_read(r, cJSON_GetObjectItem(o, "ev_" #name), &p->ev_##name);
+	PROC_EVIDENCE(X)
+#undef X
 }
 
 static const char *jstr(reader *r, const cJSON *o, const char *k)
@@ -363,9 +346,12 @@ int summary_read(model *m, const cJSON *doc, strbuf *err)
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "findings")) {
 		double sev = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "severity"));
 		const cJSON *hint = cJSON_GetObjectItem(e, "hint");
-		finding *f = findings_get(&m->fs, jstr(r, e, "id"), jstr(r, e, "key"), jstr(r, e, "title"),
-					  sev >= SEV_INFO && sev <= SEV_ERROR ? (enum severity)sev : SEV_WARNING,
-					  jstr(r, e, "message"), cJSON_IsString(hint) ? hint->valuestring : NULL, NULL);
+		finding *f = findings_add(&m->fs, m->cat,
+					  &(findspec){ .id = jstr(r, e, "id"), .key = jstr(r, e, "key"), .title = jstr(r, e, "title"),
+						       .severity = sev >= SEV_INFO && sev <= SEV_ERROR ? (int)sev : SEV_WARNING,
+						       .message = jstr(r, e, "message"),
+						       .hint = cJSON_IsString(hint) ? hint->valuestring : NULL },
+					  NULL);
 		const cJSON *x;
 		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "procs")) intset_add(&f->procs, (int)x->valuedouble);
 		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "ranks")) intset_add(&f->ranks, (int)x->valuedouble);

@@ -457,6 +457,15 @@ static prefix parse_back(slice s, const anchor *a, record *r)
 		i--;
 	if (i == host_end)
 		return pf;
+	/* a host glued after a number ("acc: 0.8081dlbox:", "...-07:00ip-10-5:"):
+	 * the digits belong to the number when a dot or a colon ties them to it */
+	size_t d = i;
+	bool dot = false;
+	while (d < host_end && (is_digit(tok.p[d]) || tok.p[d] == '.'))
+		dot |= tok.p[d++] == '.';
+	if (d > i && d < host_end && ((tok.p[d] >= 'a' && tok.p[d] <= 'z') || (tok.p[d] >= 'A' && tok.p[d] <= 'Z')) &&
+	    (dot || (i > 0 && tok.p[i - 1] == ':')))
+		i = d;
 	long pid, tid;
 	if (!slice_to_long((slice){ tok.p + pid_start, pid_end - pid_start }, &pid) ||
 	    !slice_to_long((slice){ tok.p + tid_start, tid_end - tid_start }, &tid))

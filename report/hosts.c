@@ -50,11 +50,15 @@ void report_hosts_free(hostrow *rows, size_t n)
 
 void report_message(const model *m, const finding *f, strbuf *b)
 {
-	if (f->procs.n && !f->scoped) {
+	if (!f->scoped) {
+		intset ranks = { 0 }, hosts = { 0 };
+		model_finding_place(m, f, &ranks, &hosts);
 		size_t at = b->n;
-		model_describe(m, &f->procs, b);
+		model_describe_place(m, &ranks, &hosts, b);
 		if (b->n > at)
 			sb_adds(b, ": ");
+		intset_free(&ranks);
+		intset_free(&hosts);
 	}
 	sb_adds(b, f->message);
 }

@@ -50,14 +50,7 @@ static cJSON *finding_json(const model *m, const finding *f)
 	else
 		cJSON_AddNullToObject(o, "hint");
 	intset ranks = { 0 }, hosts = { 0 };
-	intset_addall(&ranks, &f->ranks);
-	for (size_t i = 0; i < f->procs.n; i++) {
-		int r = model_proc_rank(m, f->procs.v[i]);
-		if (r >= 0 && !f->ranks.n)
-			intset_add(&ranks, r);
-		if (m->procs[f->procs.v[i]].host >= 0)
-			intset_add(&hosts, m->procs[f->procs.v[i]].host);
-	}
+	model_finding_place(m, f, &ranks, &hosts);
 	cJSON_AddItemToObject(o, "ranks", int_array(ranks.v, ranks.n));
 	cJSON *h = cJSON_AddArrayToObject(o, "hosts");
 	for (size_t i = 0; i < hosts.n; i++)

@@ -355,7 +355,8 @@ int ruleset_load(ruleset *rs, const char *path, strbuf *err)
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
-		if (len > 5 && strcmp(de->d_name + len - 5, ".json") == 0 && strcmp(de->d_name, "catalog.json") != 0) {
+		if (len > 5 && strcmp(de->d_name + len - 5, ".json") == 0 && strcmp(de->d_name, "catalog.json") != 0 &&
+		    strcmp(de->d_name, "causes.json") != 0) {
 			grow(&names, &cap, n, sizeof *names);
 			strbuf p = { 0 };
 			sb_printf(&p, "%s/%s", path, de->d_name);

@@ -34,7 +34,7 @@ done
 "$bin" analyze --summary "$root"/samples/healthy-2node-ib/* >"$tmp/h.json"
 "$bin" merge "$tmp/h.json" >/dev/null && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL: healthy merge exit"; }
 # a damaged summary: one line, exit 2
-printf '{"ncclog_summary": 1, "strings": [], "inputs": [], "procs": [{"v": [5]}]}' >"$tmp/bad.json"
+printf '{"ncclog_summary": 2, "strings": [], "inputs": [], "procs": [{"host": 5}]}' >"$tmp/bad.json"
 "$bin" merge "$tmp/bad.json" >/dev/null 2>"$tmp/err"
 rc=$?
 if [ $rc -eq 2 ] && grep -q "bad.json: the summary is damaged" "$tmp/err" && [ "$(wc -l <"$tmp/err")" -eq 1 ]; then

@@ -184,8 +184,9 @@ bool view_kept(const view *v, int file)
 
 size_t view_copies(const proc *p, const evref *out[VIEW_COPIES])
 {
-	const evref *all[VIEW_COPIES] = { &p->ev_version, &p->ev_boot, &p->ev_socket, &p->ev_net, &p->ev_ib,
-					  &p->ev_init, &p->ev_netchan, &p->ev_warn, &p->ev_last_phase };
+#define X(name) &p->ev_##name,
+	const evref *all[VIEW_COPIES] = { PROC_EVIDENCE(X) };
+#undef X
 	size_t n = 0;
 	for (size_t i = 0; i < VIEW_COPIES; i++) {
 		const evref *e = all[i];

@@ -83,7 +83,7 @@ void view_drill(view *v, int file, uint64_t line);
 bool view_kept(const view *v, int file);
 /* The lines of process p that the model kept a copy of (for inputs whose
  * lines are not kept), oldest first, into out; returns how many. */
-#define VIEW_COPIES 9
+#define VIEW_COPIES PROC_NEVIDENCE
 size_t view_copies(const proc *p, const evref *out[VIEW_COPIES]);
 /* "12s", "3m", "2h": how long ago t was, at the model's clock. */
 void view_age(const view *v, double t, char *buf, size_t n);

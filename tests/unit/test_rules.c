@@ -90,7 +90,8 @@ static void test_broken(checks *c)
 	};
 	catalog cat = { 0 };
 	grow(&cat.v, &cat.cap, 0, sizeof *cat.v);
-	cat.v[0] = (catentry){ xstrdup("cuda-oom"), xstrdup("cuda"), xstrdup("t"), xstrdup("e"), SEV_ERROR };
+	cat.v[0] = (catentry){ .id = xstrdup("cuda-oom"), .family = xstrdup("cuda"), .title = xstrdup("t"),
+			       .explain = xstrdup("e"), .severity = SEV_ERROR };
 	cat.n = 1;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		ruleset rs;
