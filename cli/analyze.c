@@ -25,6 +25,8 @@ static const char usage[] =
 	"      --rules PATH     extra rule file or directory (repeatable)\n"
 	"  -j, --jobs N         read files on N threads (default: the processors online)\n"
 	"      --summary        write the job model as JSON for `ncclog merge`, not a report\n"
+	"  -v, --verbose        every finding in full (by default a root cause's consequences\n"
+	"                       are one line each under it)\n"
 	"      --redact         hide host names, addresses, pids, pointers and user names\n"
 	"                       behind consistent pseudonyms (see ncclog redact --help)\n"
 	"  -h, --help           this help\n"
@@ -48,10 +50,11 @@ int cmd_analyze(int argc, char **argv)
 		{ "redact", no_argument, NULL, 'R' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "summary", no_argument, NULL, 'S' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	report_opts ro = { FMT_TEXT, false, NCCLOG_VERSION, false };
+	report_opts ro = { .format = FMT_TEXT, .version = NCCLOG_VERSION };
 	enum color_mode cm = COLOR_AUTO;
 	char **extra = xcalloc((size_t)argc, sizeof *extra);
 	size_t nextra = 0;
@@ -60,7 +63,7 @@ int cmd_analyze(int argc, char **argv)
 	bool summary = false;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+f:j:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+f:j:hv", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "text") == 0)
@@ -101,6 +104,9 @@ int cmd_analyze(int argc, char **argv)
 		}
 		case 'R':
 			redact = true;
+			break;
+		case 'v':
+			ro.verbose = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);

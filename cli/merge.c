@@ -85,7 +85,7 @@ int cmd_merge(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	report_opts ro = { FMT_TEXT, false, NCCLOG_VERSION, false };
+	report_opts ro = { .format = FMT_TEXT, .version = NCCLOG_VERSION };
 	enum color_mode cm = COLOR_AUTO;
 	int c;
 	optind = 1;

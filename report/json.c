@@ -66,8 +66,14 @@ static cJSON *finding_json(const model *m, const finding *f)
 		add_str(e, "text", f->ev[i].text);
 		cJSON_AddItemToArray(ev, e);
 	}
+	add_str(o, "kind", kind_name(f->kind));
+	add_str(o, "confidence", confidence_name(f->confidence));
 	if (f->cause >= 0)
 		add_str(o, "caused_by", m->fs.v[f->cause].id);
+	else
+		cJSON_AddNullToObject(o, "caused_by");
+	if (f->nconseq)
+		cJSON_AddNumberToObject(o, "explains", f->nconseq);
 	return o;
 }
 
@@ -193,6 +199,22 @@ int report_json(FILE *out, const model *m, const report_opts *o)
 		add_str(e, "file", m->in[p->file].name);
 		cJSON_AddItemToArray(ranks, e);
 	}
+	verdict v;
+	report_verdict(m, &v);
+	cJSON *vd = cJSON_AddObjectToObject(doc, "verdict");
+	add_str(vd, "text", v.what.p ? v.what.p : "");
+	if (v.fix.n)
+		add_str(vd, v.proven || !v.root || v.root->severity < SEV_ERROR ? "fix" : "next", v.fix.p);
+	cJSON_AddBoolToObject(vd, "proven", v.proven);
+	if (v.root)
+		add_str(vd, "root", v.root->id);
+	else
+		cJSON_AddNullToObject(vd, "root");
+	verdict_free(&v);
+	cJSON *ra = cJSON_AddArrayToObject(doc, "roots");
+	for (size_t i = 0; i < m->fs.n; i++)
+		if (m->fs.v[i].cause < 0)
+			cJSON_AddItemToArray(ra, jcstr(m->fs.v[i].id));
 	cJSON *fa = cJSON_AddArrayToObject(doc, "findings");
 	for (size_t i = 0; i < m->fs.n; i++)
 		cJSON_AddItemToArray(fa, finding_json(m, &m->fs.v[i]));

@@ -78,6 +78,17 @@ int report_markdown(FILE *out, const model *m, const report_opts *o)
 	}
 	report_hosts_free(rows, n);
 	jobinfo_free(&j);
+	verdict v;
+	report_verdict(m, &v);
+	sb_adds(&b, "**Verdict:** ");
+	md_text(&b, v.what.p ? v.what.p : "");
+	sb_adds(&b, "\n\n");
+	if (v.fix.n) {
+		sb_adds(&b, v.proven || !v.root || v.root->severity < SEV_ERROR ? "**Fix:** " : "**Next:** ");
+		md_text(&b, v.fix.p);
+		sb_adds(&b, "\n\n");
+	}
+	verdict_free(&v);
 	for (size_t i = 0; i < m->fs.n; i++) {
 		const finding *f = &m->fs.v[i];
 		sb_printf(&b, "### %s `%s`\n\n", f->severity == SEV_ERROR ? "Error" : f->severity == SEV_WARNING ? "Warning" : "Info", f->id);
@@ -102,6 +113,24 @@ int report_markdown(FILE *out, const model *m, const report_opts *o)
 				sb_addc(&b, '\n');
 			}
 			sb_adds(&b, "```\n\n</details>\n\n");
+		}
+		if (f->cause >= 0) {
+			sb_adds(&b, "Likely a consequence of `");
+			sb_adds(&b, m->fs.v[f->cause].id);
+			sb_adds(&b, "`.\n\n");
+		}
+		if (f->nconseq) {
+			sb_adds(&b, "It explains:\n\n");
+			for (size_t k = i + 1; k < m->fs.n && m->fs.v[k].root == (int)i; k++) {
+				const finding *c = &m->fs.v[k];
+				strbuf cm = { 0 };
+				report_message(m, c, &cm);
+				sb_printf(&b, "- %s `%s`: ", severity_name(c->severity), c->id);
+				md_text(&b, cm.p);
+				sb_addc(&b, '\n');
+				sb_free(&cm);
+			}
+			sb_addc(&b, '\n');
 		}
 	}
 	int rc = b.n && fwrite(b.p, 1, b.n, out) != b.n ? -1 : 0;

@@ -14,7 +14,21 @@ typedef struct report_opts {
 	bool color;
 	const char *version;
 	bool no_job;     /* text: the findings without the job summary (doctor) */
+	bool verbose;    /* every finding in full, consequences too */
 } report_opts;
+
+/* The answer a report opens with. */
+typedef struct verdict {
+	const finding *root; /* the first root, NULL without findings */
+	bool proven;         /* a cause the logs show, not only its symptoms */
+	strbuf what;         /* the answer in words (raw: escape it) */
+	strbuf fix;          /* what to do, or what to collect next; may be empty */
+	size_t explained;    /* findings the root explains */
+} verdict;
+
+/* Words the verdict of an ordered model (model_order). Free with verdict_free. */
+void report_verdict(const model *m, verdict *v);
+void verdict_free(verdict *v);
 
 /* Writes the report to out. Returns 0, or -1 when writing failed. */
 int report_write(FILE *out, const model *m, const report_opts *o);

@@ -64,12 +64,62 @@ static void finding_text(strbuf *b, const model *m, const findings *fs, const fi
 		escape_text(b, slice_from(f->hint));
 		sb_addc(b, '\n');
 	}
+	if (f->confidence != CONF_ESTABLISHED)
+		sb_printf(b, "  note: %s\n",
+			  f->confidence == CONF_INFERRED ? "inferred across ranks, not stated by one line"
+							  : "a suspicion from a heuristic, not proven");
 	if (f->cause >= 0) {
 		sb_printf(b, "  note: likely a consequence of %s[%s]\n", severity_name(fs->v[f->cause].severity),
 			  fs->v[f->cause].id);
 	}
 	sb_free(&loc);
 	sb_free(&msg);
+}
+
+/* A consequence folded under its root: one line. */
+static void consequence_line(strbuf *b, const model *m, const finding *f, bool color)
+{
+	strbuf loc = { 0 }, msg = { 0 };
+	report_location(m, f, &loc);
+	sb_adds(b, "    ");
+	for (int d = 1; d < f->depth && d < 4; d++)
+		sb_adds(b, "  ");
+	if (loc.n) {
+		escape_text(b, (slice){ loc.p, loc.n });
+		sb_adds(b, ": ");
+	}
+	put(b, color, sev_color(f->severity));
+	sb_adds(b, severity_name(f->severity));
+	put(b, color, C_RESET);
+	sb_printf(b, "[%s]: ", f->id);
+	report_message(m, f, &msg);
+	escape_text(b, (slice){ msg.p, msg.n });
+	sb_addc(b, '\n');
+	sb_free(&loc);
+	sb_free(&msg);
+}
+
+/* The answer first: what went wrong and what to do, in a line or two. */
+static void verdict_text(strbuf *b, const model *m, bool color)
+{
+	verdict v;
+	report_verdict(m, &v);
+	put(b, color, C_BOLD);
+	sb_adds(b, "verdict: ");
+	put(b, color, C_RESET);
+	escape_text(b, (slice){ v.what.p ? v.what.p : "", v.what.n });
+	sb_addc(b, '\n');
+	if (v.fix.n) {
+		sb_adds(b, "  ");
+		put(b, color, "\033[1;32m");
+		sb_adds(b, v.proven || !v.root || v.root->severity < SEV_ERROR ? "fix" : "next");
+		put(b, color, C_RESET);
+		sb_adds(b, ": ");
+		escape_text(b, (slice){ v.fix.p, v.fix.n });
+		sb_addc(b, '\n');
+	}
+	sb_addc(b, '\n');
+	verdict_free(&v);
 }
 
 /* NCCL_* settings per host, when they differ or are few. */
@@ -203,9 +253,19 @@ void report_summary_text(strbuf *b, const model *m, bool color)
 int report_text(FILE *out, const model *m, const report_opts *o)
 {
 	strbuf b = { 0 };
+	if (!o->no_job)
+		verdict_text(&b, m, o->color);
 	for (size_t i = 0; i < m->fs.n; i++) {
-		finding_text(&b, m, &m->fs, &m->fs.v[i], o->color);
-		sb_addc(&b, '\n');
+		const finding *f = &m->fs.v[i];
+		if (o->verbose || f->root == (int)i || f->root < 0) {
+			finding_text(&b, m, &m->fs, f, o->color);
+			if (!o->verbose && f->nconseq) {
+				sb_printf(&b, "  consequences (%d):\n", f->nconseq);
+				for (size_t k = i + 1; k < m->fs.n && m->fs.v[k].root == (int)i; k++)
+					consequence_line(&b, m, &m->fs.v[k], o->color);
+			}
+			sb_addc(&b, '\n');
+		}
 	}
 	if (!o->no_job)
 		summary_text(&b, m, o->color);

@@ -206,6 +206,7 @@ int catalog_load(catalog *c, const char *path, strbuf *err)
 		ce->title = xstrdup(title);
 		ce->family = xstrdup(str_field(e, "family") ? str_field(e, "family") : "");
 		ce->explain = xstrdup(str_field(e, "explain") ? str_field(e, "explain") : "");
+		ce->collect = str_field(e, "collect") ? xstrdup(str_field(e, "collect")) : NULL;
 		ce->severity = s;
 		loader ld = { path, text, offs, noffs, err };
 		if (entry_extras(&ld, k, e, ce) != 0) {
@@ -241,6 +242,7 @@ void catalog_free(catalog *c)
 		free(c->v[i].family);
 		free(c->v[i].title);
 		free(c->v[i].explain);
+		free(c->v[i].collect);
 		for (size_t k = 0; k < c->v[i].nemitters; k++)
 			free(c->v[i].emitters[k]);
 		free(c->v[i].emitters);

@@ -39,6 +39,7 @@ typedef struct catentry {
 	enum confidence confidence; /* of what a job check concludes; a rule's line is established */
 	unsigned marks;
 	char **emitters;            /* "rule", "result", "catch-all", "check:NAME" */
+	char *collect;              /* what to collect next when this is all the logs show, or NULL */
 	size_t nemitters;
 } catentry;
 

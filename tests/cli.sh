@@ -115,7 +115,7 @@ raw = open(sys.argv[1], 'rb').read()
 raw.decode('utf-8')
 assert b'\x1b' not in raw and b'\x07' not in raw and b'\x9b' not in raw
 PY
-expect_any "$bin" analyze --color always "$tmp/evil.log"
+expect_any "$bin" analyze -v --color always "$tmp/evil.log"
 if LC_ALL=C grep -q $'\x07\|\x1b\]\|\x1b\[2J\|\x08' "$tmp/out"; then fail "raw control bytes in text output"; else ok; fi
 contains "$out" '\x1b]52' "escape shown escaped"
 python3 -c "import sys; sys.stdout.write('x' * 10_000_000 + '\nnode-a:1:1 [0] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>\n')" >"$tmp/long.log"

@@ -1,0 +1,86 @@
+/* The answer on top of every report: the root cause in words, and what to
+ * do about it; or, when the logs prove no cause, what they show and what
+ * to collect next. It never guesses. */
+#include "report.h"
+
+#include <string.h>
+
+static const char default_collect[] =
+	"NCCL_DEBUG=INFO logs of every rank, one file per rank (NCCL_DEBUG_FILE=nccl.%h.%p.log), with the "
+	"framework's stderr";
+
+/* The ids of what a root explains: "bootstrap-connect-failed, init-incomplete and 3 more". */
+static void consequences(const model *m, int root, strbuf *b)
+{
+	size_t shown = 0, total = 0;
+	for (size_t i = 0; i < m->fs.n; i++) {
+		const finding *f = &m->fs.v[i];
+		if (f->root != root || (int)i == root)
+			continue;
+		total++;
+		if (shown < 3) {
+			sb_adds(b, shown ? ", " : "");
+			sb_adds(b, f->id);
+			shown++;
+		}
+	}
+	if (total > shown)
+		sb_printf(b, " and %zu more", total - shown);
+}
+
+void report_verdict(const model *m, verdict *v)
+{
+	*v = (verdict){ 0 };
+	if (!m->fs.n) {
+		sb_adds(&v->what, "no problem found in these logs");
+		return;
+	}
+	/* model_order put the most important root first */
+	const finding *r = &m->fs.v[0];
+	v->root = r;
+	enum severity worst = r->severity;
+	for (size_t i = 0; i < m->fs.n; i++)
+		if (m->fs.v[i].root == 0 && m->fs.v[i].severity > worst && !m->fs.v[i].demoted)
+			worst = m->fs.v[i].severity;
+	v->explained = (size_t)r->nconseq;
+	const catentry *ce = m->cat ? catalog_find(m->cat, r->id) : NULL;
+	v->proven = r->kind <= KIND_STATE && r->confidence != CONF_SUSPECTED;
+	strbuf msg = { 0 };
+	report_message(m, r, &msg);
+	if (worst < SEV_ERROR) {
+		sb_adds(&v->what, "no error found");
+		if (worst == SEV_WARNING) {
+			sb_adds(&v->what, "; worth a look: ");
+			sb_add(&v->what, msg.p, msg.n);
+		}
+		if (r->hint)
+			sb_adds(&v->fix, r->hint);
+		v->proven = false;
+	} else if (r->confidence == CONF_SUSPECTED) {
+		sb_adds(&v->what, "suspected, not proven: ");
+		sb_add(&v->what, msg.p, msg.n);
+		if (r->hint)
+			sb_adds(&v->fix, r->hint);
+	} else if (v->proven) {
+		sb_add(&v->what, msg.p, msg.n);
+		if (r->nconseq) {
+			sb_printf(&v->what, "; this explains %d other finding%s (", r->nconseq, r->nconseq == 1 ? "" : "s");
+			consequences(m, 0, &v->what);
+			sb_adds(&v->what, ")");
+		}
+		if (r->hint)
+			sb_adds(&v->fix, r->hint);
+	} else {
+		sb_adds(&v->what, "the logs show this but not its cause: ");
+		sb_add(&v->what, msg.p, msg.n);
+		sb_adds(&v->fix, "collect ");
+		sb_adds(&v->fix, ce && ce->collect ? ce->collect : default_collect);
+	}
+	sb_free(&msg);
+}
+
+void verdict_free(verdict *v)
+{
+	sb_free(&v->what);
+	sb_free(&v->fix);
+}
