@@ -718,6 +718,10 @@ void model_match(model *m, const match *mt)
 	case TAG_KILLED:
 		evref_here(m, &m->ev_killed);
 		break;
+	case TAG_BENIGN:
+		break;
+	case TAG_FRAMEWORK_ERROR:
+		break;
 	case TAG_COUNT:
 		break;
 	}

@@ -31,7 +31,9 @@
 	X(TAG_WATCHDOG, "watchdog")                                                                \
 	X(TAG_PG_STATUS, "pg-status")                                                              \
 	X(TAG_PROGRESS, "progress")                                                                \
-	X(TAG_KILLED, "job-killed")
+	X(TAG_KILLED, "job-killed")                                                                \
+	X(TAG_BENIGN, "benign")                                                                    \
+	X(TAG_FRAMEWORK_ERROR, "framework-error")
 
 #define X(e, s) e,
 enum model_tag { MODEL_TAGS(X) TAG_COUNT };
