@@ -1418,6 +1418,25 @@ static void name_connect_target(model *m)
 	}
 }
 
+/* A launcher's line names the process it is about by pid: that process,
+ * not the stream the line happened to be written to. */
+static void place_by_pid(model *m)
+{
+	for (size_t i = 0; i < m->fs.n; i++) {
+		finding *f = &m->fs.v[i];
+		if (!f->pids.n)
+			continue;
+		intset named = { 0 };
+		for (size_t k = 0; k < m->nprocs; k++)
+			if (m->procs[k].pid >= 0 && m->procs[k].pid <= INT32_MAX && intset_has(&f->pids, (int)m->procs[k].pid))
+				intset_add(&named, (int)k);
+		if (named.n) {
+			intset_free(&f->procs);
+			f->procs = named;
+		}
+	}
+}
+
 /* An error chain after which init went on, on every process that printed
  * it, was handled inside NCCL: not a failure of the job. */
 static void check_recovered_chains(model *m)
@@ -1518,6 +1537,7 @@ void model_check(model *m)
 	check_silence(m);
 	check_silence_live(m);
 	check_init(m);
+	place_by_pid(m);
 	check_recovered_chains(m);
 	cite_root_warns(m);
 	hint_first_failure(m);

@@ -107,6 +107,7 @@ static void finding_free(finding *f)
 	intset_free(&f->procs);
 	intset_free(&f->ranks);
 	intset_free(&f->peers);
+	intset_free(&f->pids);
 	for (size_t k = 0; k < f->nev; k++)
 		free(f->ev[k].text);
 }

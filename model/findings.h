@@ -26,6 +26,7 @@ typedef struct finding {
 	intset procs;
 	intset ranks;      /* explicit ranks named by the evidence itself */
 	intset peers;      /* interned peer addresses the evidence names ("10.0.0.5") */
+	intset pids;       /* pids of the processes a launcher's line is about */
 	evidence ev[FINDING_MAX_EVIDENCE];
 	size_t nev;
 	uint64_t count;    /* occurrences folded in */

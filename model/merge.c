@@ -321,6 +321,7 @@ void model_merge(model *dst, const model *src)
 		intset_addall(&f->ranks, &s->ranks);
 		for (size_t k = 0; k < s->peers.n; k++)
 			intset_add(&f->peers, rs(&r, s->peers.v[k]));
+		intset_addall(&f->pids, &s->pids);
 		/* one line per process, as findings_note keeps them: two processes
 		 * of src may be one in dst */
 		bool took = false;

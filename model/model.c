@@ -640,6 +640,7 @@ static void on_result(model *m, int pi, const match *mt)
 	const struct result_id *r = result_lookup(mt);
 	if (!r)
 		return;
+	m->cur_explained = true;
 	proc *p = &m->procs[pi];
 	if (m->cur && m->cur->nccl) {
 		p->chain_tid = m->cur->tid;
@@ -673,6 +674,9 @@ static void on_finding(model *m, int pi, const match *mt)
 				  NULL);
 	note_here(m, f, pi);
 	add_rank_list(&f->ranks, match_get(mt, "ranks"));
+	long pid;
+	if (slice_to_long(match_get(mt, "pid"), &pid) && pid >= 0 && pid <= INT32_MAX)
+		intset_add(&f->pids, (int)pid);
 	slice peer = peer_addr(match_get(mt, "peer"));
 	if (peer.n)
 		intset_add(&f->peers, intern_get(&m->str, peer));
@@ -731,9 +735,25 @@ void model_match(model *m, const match *mt)
 	default:
 		break;
 	}
-	if (mt->r->tag == TAG_FRAMEWORK_ERROR)
+	/* A rule explains its line unless all it takes from it is an incidental
+	 * fact (the version a framework error quotes, a time); a result code
+	 * explains it only when ncclog knows the code. */
+	switch (mt->r->tag) {
+	case TAG_FRAMEWORK_ERROR:
 		m->cur_fwerr = true;
-	else
+		break;
+	case TAG_VERSION:
+	case TAG_DRIVER:
+	case TAG_PROGRESS:
+	case TAG_RANK_OF:
+	case TAG_EXCERPT:
+	case TAG_DEVICE_ROW:
+	case TAG_RESULT:
+		break;
+	default:
+		m->cur_explained = true;
+	}
+	if (mt->r->finding)
 		m->cur_explained = true;
 	if (mt->r->finding)
 		on_finding(m, pi, mt);

@@ -130,12 +130,14 @@ static void flush_held(pipeline *p)
 static bool seam_hit(pipeline *p, slice before, slice next)
 {
 	char w[2 * SEAM + 1];
-	size_t a = before.n < SEAM ? before.n : SEAM, b = next.n < SEAM ? next.n : SEAM;
-	while (b && (next.p[0] == ' ' || next.p[0] == '\t')) {
+	/* the padding of an issue box is not text */
+	while (before.n && (before.p[before.n - 1] == ' ' || before.p[before.n - 1] == '\t'))
+		before.n--;
+	while (next.n && (next.p[0] == ' ' || next.p[0] == '\t')) {
 		next.p++;
 		next.n--;
-		b--;
 	}
+	size_t a = before.n < SEAM ? before.n : SEAM, b = next.n < SEAM ? next.n : SEAM;
 	memcpy(w, before.p + before.n - a, a);
 	memcpy(w + a, next.p, b);
 	if (ruleset_gate(p->rs, (slice){ w, a + b }) > 0 || p->rs->record_hint)

@@ -140,6 +140,7 @@ cJSON *summary_write(const model *m)
 		cJSON_AddItemToObject(o, "procs", ints(f->procs.v, f->procs.n));
 		cJSON_AddItemToObject(o, "ranks", ints(f->ranks.v, f->ranks.n));
 		cJSON_AddItemToObject(o, "peers", ints(f->peers.v, f->peers.n));
+		cJSON_AddItemToObject(o, "pids", ints(f->pids.v, f->pids.n));
 		cJSON *ev = cJSON_AddArrayToObject(o, "ev");
 		for (size_t k = 0; k < f->nev; k++) {
 			cJSON *e = pair(f->ev[k].file, (double)f->ev[k].line);
@@ -356,6 +357,8 @@ int summary_read(model *m, const cJSON *doc, strbuf *err)
 		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "procs")) intset_add(&f->procs, (int)x->valuedouble);
 		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "ranks")) intset_add(&f->ranks, (int)x->valuedouble);
 		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "peers")) intset_add(&f->peers, str_id(r, x->valuedouble));
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "pids")) if (x->valuedouble >= 0 && x->valuedouble <= INT32_MAX)
+			intset_add(&f->pids, (int)x->valuedouble);
 		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "ev")) {
 			const cJSON *t = cJSON_GetArrayItem(x, 3);
 			if (cJSON_IsString(t))

@@ -294,7 +294,7 @@ class Runner:
         index = {p: f for p, f in zip(paths, files)}
         proc_file = {}
         for i, p in enumerate(summ.get('procs', [])):
-            fi = p['v'][2]
+            fi = p['file']
             if 0 <= fi < len(files):
                 proc_file[i] = files[fi]
         line_ids = collections.defaultdict(set)
