@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../doctor/doctor.h"
+#include "../../doctor/diagnose.h"
 #include "check.h"
 
 static void put(const char *root, const char *rel, const char *text)
