@@ -26,6 +26,10 @@ if [ -z "$mode" ]; then
 fi
 
 tmp=$(mktemp -d)
+# the node's files: an empty tree, so that no NCCL installed here changes the
+# prediction (every case is for the latest NCCL unless it names a version)
+root=$tmp/root
+mkdir -p "$root/etc"
 declare -A nspid
 cleanup() {
 	if [ "$mode" = netns ]; then
@@ -33,7 +37,7 @@ cleanup() {
 	else
 		for p in "${nspid[@]}"; do kill "$p" 2>/dev/null; done
 	fi
-	[ -n "${listener:-}" ] && kill "$listener" 2>/dev/null
+	[ -n "${listener:-}" ] && rm -f "$tmp/listening" && wait "$listener"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -44,9 +48,13 @@ mkns() {
 	if [ "$mode" = netns ]; then
 		ip netns add "$tag-$1" || skip "ip netns add failed"
 	else
+		# a process holds the namespace; ready once its network namespace differs from ours
 		unshare -n sleep 100000 &
 		nspid[$1]=$!
-		sleep 0.2
+		for _ in $(seq 100); do
+			[ "$(readlink /proc/${nspid[$1]}/ns/net)" != "$(readlink /proc/$$/ns/net)" ] && break
+			sleep 0.05
+		done
 	fi
 	inns "$1" ip link set lo up
 	# no IPv6 autoconfiguration: link-local addresses would join the candidates
@@ -97,7 +105,7 @@ doctor() {
 	shift
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do vars+=("$1"); shift; done
 	shift
-	inns "$ns" env -i PATH="$PATH" ${NCCLOG_RULES_DIR:+NCCLOG_RULES_DIR=$NCCLOG_RULES_DIR} "${vars[@]}" \
+	inns "$ns" env -i PATH="$PATH" NCCLOG_DOCTOR_ROOT="$root" ${NCCLOG_RULES_DIR:+NCCLOG_RULES_DIR=$NCCLOG_RULES_DIR} "${vars[@]}" \
 		"$bin" doctor --format json --gpus 0 "$@" >"$tmp/out.json" 2>"$tmp/err"
 	rc=$?
 }
@@ -196,14 +204,17 @@ expect "COMM_ID beats NCCL_SOCKET_IFNAME for bootstrap" eth1 virbr0 -- $N NCCL_C
 expect "COMM_ID on no local subnet" - ib0 e:socket-iface-not-found rc=1 -- $N NCCL_COMM_ID=192.168.99.9:5000 --
 
 # peers: one port each, inside the namespaces
+# it listens while $tmp/listening exists: removing the file stops it (the
+# background job is a subshell, whose pid would not reach python)
 inns peer python3 -c '
-import socket, sys, time
+import os, socket, sys, time
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("192.168.77.2", 2222))
 s.listen(8)
 open(sys.argv[1], "w").close()
-time.sleep(120)' "$tmp/listening" &
+while os.path.exists(sys.argv[1]):
+    time.sleep(0.05)' "$tmp/listening" >/dev/null 2>&1 &
 listener=$!
 for _ in $(seq 100); do [ -e "$tmp/listening" ] && break; sleep 0.1; done
 doctor $N -- --peer 192.168.77.2:2222 --connect --timeout 2000
@@ -227,7 +238,8 @@ ids = {(f["id"], f["severity"]) for f in d["findings"]}
 assert ("bootstrap-connect-failed", "error") in ids, ids
 ' "$tmp/out.json"; then ok; else fail "refused / unreachable / timed out: $(head -c 600 "$tmp/out.json")"; fi
 [ "$rc" = 1 ] && ok || fail "unreachable peers: exit $rc, want 1"
-kill "$listener" 2>/dev/null
+rm -f "$tmp/listening"
+wait "$listener"
 listener=
 
 # the node as JSON for --compare, named node-a
@@ -270,7 +282,7 @@ link dnode eth1 192.168.77.5/24 p2-eth1 down
 bridge dnode docker0 172.17.0.1/16 dk1
 wait_carrier dnode docker0
 expect "docker0 up, eth1 without carrier" docker0 docker0 w:socket-iface-virtual rc=0 -- dnode --
-inns dnode env -i PATH="$PATH" "$bin" doctor --gpus 0 --color never >"$tmp/text" 2>&1
+inns dnode env -i PATH="$PATH" NCCLOG_DOCTOR_ROOT="$root" "$bin" doctor --gpus 0 --color never >"$tmp/text" 2>&1
 if grep -q 'warning\[socket-iface-virtual\]: .*NCCL would bootstrap over the virtual interface docker0 (172.17.0.1)' "$tmp/text" &&
 	grep -q 'help: eth1 (192.168.77.5/24) looks routable but has no link (not RUNNING): bring it up, then export NCCL_SOCKET_IFNAME=eth1' "$tmp/text" &&
 	grep -q 'Bootstrap: Using docker0:172.17.0.1<0>' "$tmp/text"; then ok; else fail "docker0 text report: $(cat "$tmp/text")"; fi
