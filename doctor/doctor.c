@@ -120,6 +120,8 @@ static void resolve_comm_id(doctor_facts *f, const doctor_paths *p)
 		f->sel.comm_addr = r.addr[0];
 }
 
+/* The local entry with address a; for a loopback address, the loopback
+ * entry whose subnet holds it (127.0.1.1 is lo's without being listed). */
 static int entry_of(const doctor_facts *f, const ipaddr *a)
 {
 	for (size_t i = 0; i < f->ifs.n; i++) {
@@ -127,6 +129,9 @@ static int entry_of(const doctor_facts *f, const ipaddr *a)
 		if (d->addr.family == a->family && memcmp(d->addr.b, a->b, a->family == 4 ? 4 : 16) == 0)
 			return (int)i;
 	}
+	for (size_t i = 0; ipaddr_kind(a) == IP_LOOPBACK && i < f->ifs.n; i++)
+		if (f->ifs.v[i].addr.family && ifaces_same_subnet(&f->ifs.v[i], a))
+			return (int)i;
 	return -1;
 }
 
@@ -160,8 +165,9 @@ int doctor_collect(doctor_facts *f, const doctor_paths *p, const doctor_opts *o,
 		return -1;
 	node_paths np = doctor_node_paths(p);
 	node_collect(&f->node, &np, env, o->gpus);
-	nics_collect(&f->nics, &f->ifs, p->root, p->live);
-	versions_opts vo = { o->nccl_lib, p->root, env, PROBE_TIMEOUT_MS, o->probe };
+	/* the interfaces are this namespace's whatever the root: so is what the kernel says of them */
+	nics_collect(&f->nics, &f->ifs, p->root, true);
+	versions_opts vo = { o->nccl_lib, p->root, env, o->probe_ms > 0 ? o->probe_ms : PROBE_TIMEOUT_MS, o->probe };
 	versions_collect(&f->vers, &vo);
 	names_resolve(f->node.host, p->hosts, !p->live, &f->self);
 	f->self_if = f->self.ok ? entry_of(f, &f->self.addr[0]) : -1;

@@ -33,6 +33,7 @@ typedef struct doctor_opts {
 	const char *nccl_lib;    /* --nccl-lib, NULL */
 	bool connect;            /* --connect */
 	int timeout_ms;          /* for each connect */
+	int probe_ms;            /* for each library probe; 0: the default */
 	bool probe;              /* dlopen the libraries found */
 } doctor_opts;
 

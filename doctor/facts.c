@@ -26,9 +26,9 @@ static void nic_facts(cJSON *o, const nic *n)
 	if (!n)
 		return;
 	put_str(o, "driver", n->driver[0] ? n->driver : NULL);
-	put_str(o, "driver_version", n->version);
-	put_str(o, "firmware", n->firmware);
-	put_str(o, "bus", n->bus);
+	put_str(o, "driver_version", n->version[0] ? n->version : NULL);
+	put_str(o, "firmware", n->firmware[0] ? n->firmware : NULL);
+	put_str(o, "bus", n->bus[0] ? n->bus : NULL);
 	if (n->speed > 0)
 		cJSON_AddNumberToObject(o, "speed_mbps", (double)n->speed);
 	else

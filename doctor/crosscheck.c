@@ -1,0 +1,318 @@
+#include "crosscheck.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define SHOW_HOSTS 4
+
+/* What a check compares: the value of a node (NULL when the node does not
+ * know it), the message's lead ("the nodes would load different NCCL
+ * versions"), the noun of a value in the evidence ("NCCL"), and the member
+ * of the report to cite. */
+typedef struct aspect {
+	const char *id, *key;
+	enum severity sev;
+	const char *(*value)(const cnode *n, char *buf, size_t size);
+	const char *lead, *noun;
+	size_t line_off;       /* offsetof(cnode, *_line) */
+} aspect;
+
+static uint64_t line_at(const cnode *n, size_t off)
+{
+	return *(const uint64_t *)(const void *)((const char *)n + off);
+}
+
+/* "2.21.5 on node-a, node-b; 2.19.3 on node-c" into msg; returns the
+ * number of groups (nodes of unknown value are left out, named in unknown). */
+static size_t describe_groups(const compare *c, const aspect *a, strbuf *msg, strbuf *unknown)
+{
+	size_t n = c->n ? c->n : 1;
+	char (*vals)[160] = xcalloc(n, sizeof *vals);
+	bool *known = xcalloc(n, sizeof *known), *done = xcalloc(n, sizeof *done);
+	for (size_t i = 0; i < c->n; i++) {
+		const char *v = a->value(&c->v[i], vals[i], sizeof vals[i]);
+		known[i] = v != NULL;
+		if (v && v != vals[i])
+			snprintf(vals[i], sizeof vals[i], "%s", v);
+	}
+	size_t groups = 0, nunknown = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		if (!known[i]) {
+			if (nunknown++ < SHOW_HOSTS)
+				sb_printf(unknown, "%s%s", nunknown > 1 ? ", " : "", c->v[i].host);
+			continue;
+		}
+		if (done[i])
+			continue;
+		sb_printf(msg, "%s%s on ", groups++ ? "; " : "", vals[i]);
+		size_t shown = 0, more = 0;
+		for (size_t k = i; k < c->n; k++) {
+			if (!known[k] || done[k] || strcmp(vals[k], vals[i]) != 0)
+				continue;
+			done[k] = true;
+			if (shown < SHOW_HOSTS)
+				sb_printf(msg, "%s%s", shown++ ? ", " : "", c->v[k].host);
+			else
+				more++;
+		}
+		if (more)
+			sb_printf(msg, " and %zu more", more);
+	}
+	if (nunknown > SHOW_HOSTS)
+		sb_printf(unknown, " and %zu more", nunknown - SHOW_HOSTS);
+	free(vals);
+	free(known);
+	free(done);
+	return groups;
+}
+
+/* One finding when the nodes that know the value disagree. Returns true when it fired. */
+static bool check_aspect(const compare *c, model *m, const aspect *a, const char *hint)
+{
+	strbuf msg = { 0 }, unknown = { 0 };
+	sb_printf(&msg, "%s: ", a->lead);
+	size_t groups = describe_groups(c, a, &msg, &unknown);
+	bool fired = groups > 1;
+	if (fired) {
+		if (unknown.n)
+			sb_printf(&msg, " (unknown on %s)", unknown.p);
+		const catentry *ce = catalog_find(m->cat, a->id);
+		strbuf key = { 0 };
+		sb_printf(&key, "compare:%s", a->key);
+		finding *f = findings_get(&m->fs, a->id, key.p, ce ? ce->title : a->id, a->sev, msg.p, hint, NULL);
+		f->scoped = true;
+		for (size_t i = 0; i < c->n; i++) {
+			char buf[160];
+			const char *v = a->value(&c->v[i], buf, sizeof buf);
+			if (!v)
+				continue;
+			strbuf t = { 0 };
+			sb_printf(&t, "%s %s", a->noun, v);
+			findings_note(f, c->v[i].proc, 0, c->v[i].file, line_at(&c->v[i], a->line_off), (slice){ t.p, t.n });
+			sb_free(&t);
+		}
+		sb_free(&key);
+	}
+	sb_free(&msg);
+	sb_free(&unknown);
+	return fired;
+}
+
+static const char *v_nccl(const cnode *n, char *buf, size_t size)
+{
+	(void)buf, (void)size;
+	return n->nccl;
+}
+
+static const char *v_driver(const cnode *n, char *buf, size_t size)
+{
+	(void)buf, (void)size;
+	return n->driver;
+}
+
+static const char *v_mtu(const cnode *n, char *buf, size_t size)
+{
+	if (!n->has_boot || n->boot.mtu <= 0)
+		return NULL;
+	snprintf(buf, size, "%d", n->boot.mtu);
+	return buf;
+}
+
+static const char *v_nic_driver(const cnode *n, char *buf, size_t size)
+{
+	(void)buf, (void)size;
+	return n->has_boot ? n->boot_driver : NULL;
+}
+
+static const char *v_nic_fw(const cnode *n, char *buf, size_t size)
+{
+	(void)buf, (void)size;
+	return n->has_boot ? n->boot_fw : NULL;
+}
+
+static const char *v_rdma_count(const cnode *n, char *buf, size_t size)
+{
+	snprintf(buf, size, "%d", n->rdma_active);
+	return buf;
+}
+
+static const char *v_links(const cnode *n, char *buf, size_t size)
+{
+	(void)buf, (void)size;
+	return n->links;
+}
+
+static const char *v_rdma_fw(const cnode *n, char *buf, size_t size)
+{
+	(void)buf, (void)size;
+	return n->rdma_fw;
+}
+
+static const char *v_plugin(const cnode *n, char *buf, size_t size)
+{
+	(void)buf, (void)size;
+	return !n->has_plugin ? NULL : n->plugin ? n->plugin : "none";
+}
+
+static const char *v_net(const cnode *n, char *buf, size_t size)
+{
+	(void)buf, (void)size;
+	return n->net;
+}
+
+/* The interface NCCL uses on the first node that knows it, for a hint. */
+static const char *boot_name(const compare *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].has_boot)
+			return c->v[i].boot.name;
+	return "NCCL's interface";
+}
+
+static void check_rdma(const compare *c, model *m)
+{
+	bool any = false;
+	for (size_t i = 0; i < c->n; i++)
+		any = any || c->v[i].rdma_active > 0;
+	if (!any)
+		return;
+	static const aspect count = { "net-nic-mismatch", "rdma-count", SEV_WARNING, v_rdma_count,
+				      "the nodes have different numbers of ACTIVE RDMA ports", "ACTIVE RDMA ports:",
+				      offsetof(cnode, rdma_line) };
+	check_aspect(c, m, &count,
+		     "bring up the missing ports or devices (ibstat, ibv_devinfo: cable, subnet manager, switch port, a "
+		     "disabled device): NCCL gives a node with fewer NICs less bandwidth and builds its rings around it");
+	static const aspect links = { "net-nic-mismatch", "link-layer", SEV_ERROR, v_links,
+				      "the nodes' ACTIVE RDMA ports have different link layers", "RDMA link layer",
+				      offsetof(cnode, rdma_line) };
+	check_aspect(c, m, &links,
+		     "NCCL cannot connect InfiniBand ports to RoCE ports: give every node ports of one link type (mlxconfig "
+		     "LINK_TYPE_P1), or select the same kind everywhere with NCCL_IB_HCA");
+	static const aspect fw = { "net-nic-mismatch", "rdma-firmware", SEV_WARNING, v_rdma_fw,
+				   "the nodes' RDMA devices run different firmware", "RDMA firmware", offsetof(cnode, rdma_line) };
+	check_aspect(c, m, &fw,
+		     "flash one firmware version on the RDMA NICs of every node (mlxfwmanager, or the vendor's tool): "
+		     "firmware differences change RDMA features and fixes between the two ends of a connection");
+}
+
+/* A name that resolves to different addresses on different nodes. */
+static void check_names(const compare *c, model *m)
+{
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t k = 0; k < c->v[i].nnames; k++) {
+			const cname *x = &c->v[i].names[k];
+			/* the first mention of this name leads, so each name is checked once */
+			bool seen = false;
+			for (size_t j = 0; j <= i && !seen; j++)
+				for (size_t q = 0; q < (j == i ? k : c->v[j].nnames) && !seen; q++)
+					seen = strcasecmp(c->v[j].names[q].name, x->name) == 0;
+			if (seen)
+				continue;
+			strbuf msg = { 0 };
+			bool differ = false;
+			sb_printf(&msg, "%s resolves to", x->name);
+			size_t shown = 0;
+			for (size_t j = i; j < c->n; j++)
+				for (size_t q = 0; q < c->v[j].nnames; q++) {
+					const cname *y = &c->v[j].names[q];
+					if (strcasecmp(y->name, x->name) != 0)
+						continue;
+					differ = differ || y->addr.family != x->addr.family ||
+						 memcmp(y->addr.b, x->addr.b, x->addr.family == 4 ? 4 : 16) != 0;
+					if (shown++ < 6) {
+						strbuf a = { 0 };
+						dif tmp = { .addr = y->addr };
+						ifaces_addr_str(&tmp, &a);
+						sb_printf(&msg, "%s %s on %s%s", shown > 1 ? "," : "", a.p, c->v[j].host,
+							  y->self ? " (its own name)" : "");
+						sb_free(&a);
+					}
+					break;
+				}
+			if (differ) {
+				const catentry *ce = catalog_find(m->cat, "hostname-mismatch");
+				strbuf key = { 0 };
+				sb_printf(&key, "compare:%s", x->name);
+				finding *f = findings_get(&m->fs, "hostname-mismatch", key.p, ce ? ce->title : "", SEV_WARNING,
+							  msg.p,
+							  "make the name resolve to one address everywhere: the same /etc/hosts "
+							  "on every node, or DNS alone; a stale /etc/hosts line on some nodes is "
+							  "the usual cause (getent hosts NAME on each)",
+							  NULL);
+				f->scoped = true;
+				for (size_t j = 0; j < c->n; j++)
+					for (size_t q = 0; q < c->v[j].nnames; q++) {
+						const cname *y = &c->v[j].names[q];
+						if (strcasecmp(y->name, x->name) != 0)
+							continue;
+						strbuf t = { 0 }, a = { 0 };
+						dif tmp = { .addr = y->addr };
+						ifaces_addr_str(&tmp, &a);
+						sb_printf(&t, "%s -> %s", y->name, a.p);
+						findings_note(f, c->v[j].proc, 0, c->v[j].file,
+							      y->self ? c->v[j].hostname_line : c->v[j].peers_line, (slice){ t.p, t.n });
+						sb_free(&t);
+						sb_free(&a);
+						break;
+					}
+				sb_free(&key);
+			}
+			sb_free(&msg);
+		}
+}
+
+void crosscheck_run(const compare *c, model *m)
+{
+	if (c->n < 2)
+		return;
+	static const aspect nccl = { "nccl-version-mismatch", "nccl", SEV_ERROR, v_nccl,
+				     "the nodes would load different NCCL versions", "NCCL", offsetof(cnode, nccl_line) };
+	check_aspect(c, m, &nccl,
+		     "use one NCCL build on every node (the same container image, or the same nvidia-nccl-cu* wheel); "
+		     "check LD_LIBRARY_PATH and LD_PRELOAD on the nodes that differ: the NCCL line of `ncclog doctor` "
+		     "names the library each one loads and how it was found");
+	static const aspect drv = { "cuda-driver-mismatch", "driver", SEV_WARNING, v_driver,
+				    "the nodes have different CUDA drivers", "CUDA driver", offsetof(cnode, driver_line) };
+	check_aspect(c, m, &drv,
+		     "install one NVIDIA driver version on every node (nvidia-smi shows it): NVLink SHARP, multi-node "
+		     "NVLink (IMEX) and the fabric manager need the same driver everywhere, and the oldest driver "
+		     "bounds the CUDA builds the whole job can use");
+	strbuf hint = { 0 };
+	sb_printf(&hint, "set one MTU on %s of every node and on the switch ports between them (ip link set dev %s mtu "
+			 "N, and in the network configuration so that it stays): where MTUs differ, large frames are "
+			 "dropped on the way, which stalls TCP connections on some paths and breaks RoCE",
+		  boot_name(c), boot_name(c));
+	static const aspect mtu = { "net-mtu-mismatch", "mtu", SEV_WARNING, v_mtu,
+				    "the interfaces NCCL would use have different MTUs", "MTU", offsetof(cnode, boot_line) };
+	check_aspect(c, m, &mtu, hint.p);
+	sb_free(&hint);
+	static const aspect nicd = { "net-nic-mismatch", "driver", SEV_WARNING, v_nic_driver,
+				     "the interfaces NCCL would use have different drivers", "driver",
+				     offsetof(cnode, boot_line) };
+	check_aspect(c, m, &nicd,
+		     "install the same NIC driver on every node (ethtool -i IFACE shows it): drivers differ in offloads, "
+		     "queue counts and bugs, and RDMA NICs in their verbs features");
+	static const aspect nicf = { "net-nic-mismatch", "firmware", SEV_WARNING, v_nic_fw,
+				     "the interfaces NCCL would use run different firmware", "firmware",
+				     offsetof(cnode, boot_line) };
+	check_aspect(c, m, &nicf,
+		     "flash one firmware version on the NICs of every node (ethtool -i IFACE shows it): firmware "
+		     "differences change offloads and fixes between the two ends of a connection");
+	check_rdma(c, m);
+	static const aspect plug = { "net-plugin-mismatch", "plugin", SEV_ERROR, v_plugin,
+				     "the nodes would load different net plugins", "net plugin", offsetof(cnode, plugin_line) };
+	bool plugin = check_aspect(c, m, &plug,
+				   "install the same net plugin on every node, where the loader finds it, or none "
+				   "(NCCL_NET_PLUGIN=none): with a plugin on some nodes only, the nodes pick different "
+				   "networks and cannot connect");
+	static const aspect net = { "transport-mismatch", "net", SEV_WARNING, v_net,
+				    "the nodes would use different networks", "network", offsetof(cnode, boot_line) };
+	if (!plugin)
+		check_aspect(c, m, &net,
+			     "nodes that pick different networks cannot connect: make the RDMA ports ACTIVE on every node, "
+			     "or set NCCL_NET (IB or Socket) the same way everywhere");
+	check_names(c, m);
+}
