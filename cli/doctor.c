@@ -41,7 +41,8 @@ static const char usage[] =
 	"      --peers FILE         peers from a file, one per line (host files work)\n"
 	"      --connect            also try one TCP connect to each peer's port (default 22);\n"
 	"                           never more than one port per peer\n"
-	"      --timeout MS         connect timeout (default 1000)\n"
+	"      --timeout MS         how long one connect (default 1000) or one library probe\n"
+	"                           (default 10000) may take\n"
 	"      --gpus N             local GPU count (default: /dev/nvidia* devices)\n"
 	"      --nccl-version V     predict for this NCCL version (default: the version of the\n"
 	"                           NCCL found, else the latest known)\n"
@@ -65,7 +66,7 @@ static const char usage[] =
 typedef struct dopts {
 	report_opts ro;
 	enum color_mode cm;
-	bool connect, compare, no_dlopen;
+	bool connect, compare, no_dlopen, timeout_given;
 	int timeout_ms, gpus, version;
 	char **peer;
 	size_t npeer;
@@ -116,6 +117,7 @@ static int parse(int argc, char **argv, dopts *o)
 		case 't':
 			if (int_arg(optarg, 1, 60000, &o->timeout_ms) != 0)
 				return bad("--timeout takes milliseconds from 1 to 60000, not", optarg);
+			o->timeout_given = true;
 			break;
 		case 'g':
 			if (int_arg(optarg, 0, 4096, &o->gpus) != 0)
@@ -285,7 +287,8 @@ static int run_node(const dopts *o, setup *s)
 	const char *root = getenv("NCCLOG_DOCTOR_ROOT");
 	doctor_paths paths;
 	doctor_paths_at(&paths, root);
-	doctor_opts dop = { o->gpus, o->version, o->nccl_lib, o->connect, o->timeout_ms, !o->no_dlopen };
+	doctor_opts dop = { o->gpus, o->version, o->nccl_lib, o->connect, o->timeout_ms,
+			    o->timeout_given ? o->timeout_ms : 0, !o->no_dlopen };
 	if (doctor_collect(&f, &paths, &dop, environ, &err) != 0) {
 		cli_error("doctor: %s", err.p);
 		status = 2;
