@@ -47,6 +47,11 @@ static uint64_t line_of_key(const char *text, const char *key)
 	return line;
 }
 
+/* What one report may bring: far more than a node has, far less than a
+ * crafted file could hold. */
+#define CMP_MAX_ITEMS 1024
+#define CMP_MAX_FINDINGS 4096
+
 static char *dup_or_null(const char *s)
 {
 	return s && *s ? xstrdup(s) : NULL;
@@ -83,8 +88,11 @@ static void load_finding(model *m, const cnode *n, const cJSON *fj)
 	finding *f = findings_get(&m->fs, id, key.p, ce ? ce->title : title ? title : id, sev, msg, hint, NULL);
 	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(fj, "evidence"), *e;
 	bool noted = false;
+	size_t nev = 0;
 	cJSON_ArrayForEach(e, ev)
 	{
+		if (nev++ >= FINDING_MAX_EVIDENCE)
+			break; /* a finding keeps no more */
 		const char *file = jstr(e, "file"), *text = jstr(e, "text");
 		const cJSON *line = cJSON_GetObjectItemCaseSensitive(e, "line");
 		if (!file || !text || !cJSON_IsNumber(line))
@@ -143,8 +151,11 @@ static void load_rdma(cnode *n, const cJSON *node, const char *text)
 	n->rdma_line = line_of_key(text, "rdma");
 	bool ib = false, eth = false, other = false;
 	const cJSON *e;
+	size_t ports = 0;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(node, "rdma"))
 	{
+		if (ports++ >= CMP_MAX_ITEMS)
+			break;
 		const char *st = jstr(e, "state"), *ll = jstr(e, "link_layer");
 		if (!st || strcmp(st, "ACTIVE") != 0)
 			continue;
@@ -191,7 +202,11 @@ static void load_names(cnode *n, const cJSON *node, const char *text)
 	}
 	const cJSON *e;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(node, "peers"))
+	{
+		if (n->nnames >= CMP_MAX_ITEMS)
+			break;
 		add_name(n, &cap, jstr(e, "host"), jstr(e, "addr"), false);
+	}
 }
 
 int compare_load(compare *c, model *m, const char *path, strbuf *err)
@@ -247,6 +262,8 @@ int compare_load(compare *c, model *m, const char *path, strbuf *err)
 	const cJSON *e;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(node, "interfaces"))
 	{
+		if (n->ifs.n >= CMP_MAX_ITEMS)
+			break;
 		dif d;
 		if (read_iface(e, &d)) {
 			dif *x = ifaces_add(&n->ifs, d.name);
@@ -257,6 +274,8 @@ int compare_load(compare *c, model *m, const char *path, strbuf *err)
 	n->env_line = line_of_key(text, "env");
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(node, "env"))
 	{
+		if (n->nenv >= CMP_MAX_ITEMS)
+			break;
 		if (!cJSON_IsString(e) || !e->string)
 			continue;
 		strbuf kv = { 0 };
@@ -281,8 +300,10 @@ int compare_load(compare *c, model *m, const char *path, strbuf *err)
 	load_versions(n, node, text);
 	load_rdma(n, node, text);
 	load_names(n, node, text);
+	size_t nf = 0;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "findings"))
-		load_finding(m, n, e);
+		if (nf++ < CMP_MAX_FINDINGS)
+			load_finding(m, n, e);
 	cJSON_Delete(doc);
 	free(text);
 	return 0;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <ctype.h>
 
 #define SHOW_HOSTS 4
 
@@ -25,48 +26,64 @@ static uint64_t line_at(const cnode *n, size_t off)
 	return *(const uint64_t *)(const void *)((const char *)n + off);
 }
 
-/* "2.21.5 on node-a, node-b; 2.19.3 on node-c" into msg; returns the
- * number of groups (nodes of unknown value are left out, named in unknown). */
+typedef struct nodeval {
+	size_t node;
+	char val[160];
+} nodeval;
+
+static int cmp_val(const void *a, const void *b)
+{
+	const nodeval *x = a, *y = b;
+	int c = strcmp(x->val, y->val);
+	return c ? c : x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* "2.21.5 on node-a, node-b; 2.19.3 on node-c" into msg, the groups in the
+ * order of their first node; returns the number of groups (nodes of unknown
+ * value are left out, named in unknown). Sorts, so that a thousand nodes
+ * cost no more than a few. */
 static size_t describe_groups(const compare *c, const aspect *a, strbuf *msg, strbuf *unknown)
 {
-	size_t n = c->n ? c->n : 1;
-	char (*vals)[160] = xcalloc(n, sizeof *vals);
-	bool *known = xcalloc(n, sizeof *known), *done = xcalloc(n, sizeof *done);
+	nodeval *v = xcalloc(c->n ? c->n : 1, sizeof *v);
+	size_t nv = 0, nunknown = 0;
 	for (size_t i = 0; i < c->n; i++) {
-		const char *v = a->value(&c->v[i], vals[i], sizeof vals[i]);
-		known[i] = v != NULL;
-		if (v && v != vals[i])
-			snprintf(vals[i], sizeof vals[i], "%s", v);
-	}
-	size_t groups = 0, nunknown = 0;
-	for (size_t i = 0; i < c->n; i++) {
-		if (!known[i]) {
+		const char *x = a->value(&c->v[i], v[nv].val, sizeof v[nv].val);
+		if (!x) {
 			if (nunknown++ < SHOW_HOSTS)
 				sb_printf(unknown, "%s%s", nunknown > 1 ? ", " : "", c->v[i].host);
 			continue;
 		}
-		if (done[i])
-			continue;
-		sb_printf(msg, "%s%s on ", groups++ ? "; " : "", vals[i]);
-		size_t shown = 0, more = 0;
-		for (size_t k = i; k < c->n; k++) {
-			if (!known[k] || done[k] || strcmp(vals[k], vals[i]) != 0)
-				continue;
-			done[k] = true;
-			if (shown < SHOW_HOSTS)
-				sb_printf(msg, "%s%s", shown++ ? ", " : "", c->v[k].host);
-			else
-				more++;
-		}
-		if (more)
-			sb_printf(msg, " and %zu more", more);
+		if (x != v[nv].val)
+			snprintf(v[nv].val, sizeof v[nv].val, "%s", x);
+		v[nv++].node = i;
 	}
 	if (nunknown > SHOW_HOSTS)
 		sb_printf(unknown, " and %zu more", nunknown - SHOW_HOSTS);
-	free(vals);
-	free(known);
-	free(done);
-	return groups;
+	qsort(v, nv, sizeof *v, cmp_val);
+	/* the groups: runs of one value, each led by its first node */
+	size_t *start = xcalloc(nv ? nv : 1, sizeof *start), ng = 0;
+	for (size_t i = 0; i < nv; i++)
+		if (!i || strcmp(v[i].val, v[i - 1].val) != 0)
+			start[ng++] = i;
+	for (size_t g = 1; g < ng; g++) /* by first node: insertion sort, few groups */
+		for (size_t k = g; k > 0 && v[start[k]].node < v[start[k - 1]].node; k--) {
+			size_t t = start[k];
+			start[k] = start[k - 1];
+			start[k - 1] = t;
+		}
+	for (size_t g = 0; g < ng; g++) {
+		size_t i = start[g];
+		sb_printf(msg, "%s%s on ", g ? "; " : "", v[i].val);
+		size_t k = i;
+		for (; k < nv && strcmp(v[k].val, v[i].val) == 0; k++)
+			if (k - i < SHOW_HOSTS)
+				sb_printf(msg, "%s%s", k > i ? ", " : "", c->v[v[k].node].host);
+		if (k - i > SHOW_HOSTS)
+			sb_printf(msg, " and %zu more", k - i - SHOW_HOSTS);
+	}
+	free(start);
+	free(v);
+	return ng;
 }
 
 /* One finding when the nodes that know the value disagree. Returns true when it fired. */
@@ -198,70 +215,107 @@ static void check_rdma(const compare *c, model *m)
 		     "firmware differences change RDMA features and fixes between the two ends of a connection");
 }
 
-/* A name that resolves to different addresses on different nodes. */
+#define NAMES_REPORTED 16 /* names that differ, each its own finding; more is one fleet-wide problem */
+
+static void addr_text(const ipaddr *a, strbuf *b)
+{
+	dif tmp = { .addr = *a };
+	ifaces_addr_str(&tmp, b);
+}
+
+static bool same_addr(const ipaddr *a, const ipaddr *b)
+{
+	return a->family == b->family && memcmp(a->b, b->b, a->family == 4 ? 4 : 16) == 0;
+}
+
+/* The entry for name id on node j, or NULL. */
+static const cname *name_on(const cnode *n, const intern *ids, int id)
+{
+	for (size_t q = 0; q < n->nnames; q++) {
+		strbuf low = { 0 };
+		for (const char *p = n->names[q].name; *p; p++)
+			sb_addc(&low, (char)tolower((unsigned char)*p));
+		int k = intern_find(ids, (slice){ low.p, low.n });
+		sb_free(&low);
+		if (k == id)
+			return &n->names[q];
+	}
+	return NULL;
+}
+
+static void report_name(const compare *c, model *m, const intern *ids, int id)
+{
+	strbuf msg = { 0 };
+	sb_printf(&msg, "%s resolves to", intern_str(ids, id));
+	size_t shown = 0;
+	for (size_t j = 0; j < c->n; j++) {
+		const cname *y = name_on(&c->v[j], ids, id);
+		if (!y || shown++ >= 6)
+			continue;
+		strbuf a = { 0 };
+		addr_text(&y->addr, &a);
+		sb_printf(&msg, "%s %s on %s%s", shown > 1 ? "," : "", a.p, c->v[j].host, y->self ? " (its own name)" : "");
+		sb_free(&a);
+	}
+	const catentry *ce = catalog_find(m->cat, "hostname-mismatch");
+	strbuf key = { 0 };
+	sb_printf(&key, "compare:%s", intern_str(ids, id));
+	finding *f = findings_get(&m->fs, "hostname-mismatch", key.p, ce ? ce->title : "", SEV_WARNING, msg.p,
+				  "make the name resolve to one address everywhere: the same /etc/hosts on every node, or "
+				  "DNS alone; a stale /etc/hosts line on some nodes is the usual cause (getent hosts NAME "
+				  "on each)",
+				  NULL);
+	f->scoped = true;
+	for (size_t j = 0; j < c->n; j++) {
+		const cname *y = name_on(&c->v[j], ids, id);
+		if (!y)
+			continue;
+		strbuf t = { 0 }, a = { 0 };
+		addr_text(&y->addr, &a);
+		sb_printf(&t, "%s -> %s", y->name, a.p);
+		findings_note(f, c->v[j].proc, 0, c->v[j].file, y->self ? c->v[j].hostname_line : c->v[j].peers_line,
+			      (slice){ t.p, t.n });
+		sb_free(&t);
+		sb_free(&a);
+	}
+	sb_free(&key);
+	sb_free(&msg);
+}
+
+/* A name that resolves to different addresses on different nodes (names
+ * compare without case, as resolvers do). */
 static void check_names(const compare *c, model *m)
 {
-	for (size_t i = 0; i < c->n; i++)
-		for (size_t k = 0; k < c->v[i].nnames; k++) {
-			const cname *x = &c->v[i].names[k];
-			/* the first mention of this name leads, so each name is checked once */
-			bool seen = false;
-			for (size_t j = 0; j <= i && !seen; j++)
-				for (size_t q = 0; q < (j == i ? k : c->v[j].nnames) && !seen; q++)
-					seen = strcasecmp(c->v[j].names[q].name, x->name) == 0;
-			if (seen)
-				continue;
-			strbuf msg = { 0 };
-			bool differ = false;
-			sb_printf(&msg, "%s resolves to", x->name);
-			size_t shown = 0;
-			for (size_t j = i; j < c->n; j++)
-				for (size_t q = 0; q < c->v[j].nnames; q++) {
-					const cname *y = &c->v[j].names[q];
-					if (strcasecmp(y->name, x->name) != 0)
-						continue;
-					differ = differ || y->addr.family != x->addr.family ||
-						 memcmp(y->addr.b, x->addr.b, x->addr.family == 4 ? 4 : 16) != 0;
-					if (shown++ < 6) {
-						strbuf a = { 0 };
-						dif tmp = { .addr = y->addr };
-						ifaces_addr_str(&tmp, &a);
-						sb_printf(&msg, "%s %s on %s%s", shown > 1 ? "," : "", a.p, c->v[j].host,
-							  y->self ? " (its own name)" : "");
-						sb_free(&a);
-					}
-					break;
-				}
-			if (differ) {
-				const catentry *ce = catalog_find(m->cat, "hostname-mismatch");
-				strbuf key = { 0 };
-				sb_printf(&key, "compare:%s", x->name);
-				finding *f = findings_get(&m->fs, "hostname-mismatch", key.p, ce ? ce->title : "", SEV_WARNING,
-							  msg.p,
-							  "make the name resolve to one address everywhere: the same /etc/hosts "
-							  "on every node, or DNS alone; a stale /etc/hosts line on some nodes is "
-							  "the usual cause (getent hosts NAME on each)",
-							  NULL);
-				f->scoped = true;
-				for (size_t j = 0; j < c->n; j++)
-					for (size_t q = 0; q < c->v[j].nnames; q++) {
-						const cname *y = &c->v[j].names[q];
-						if (strcasecmp(y->name, x->name) != 0)
-							continue;
-						strbuf t = { 0 }, a = { 0 };
-						dif tmp = { .addr = y->addr };
-						ifaces_addr_str(&tmp, &a);
-						sb_printf(&t, "%s -> %s", y->name, a.p);
-						findings_note(f, c->v[j].proc, 0, c->v[j].file,
-							      y->self ? c->v[j].hostname_line : c->v[j].peers_line, (slice){ t.p, t.n });
-						sb_free(&t);
-						sb_free(&a);
-						break;
-					}
-				sb_free(&key);
-			}
-			sb_free(&msg);
+	intern ids;
+	intern_init(&ids);
+	ipaddr *first = NULL;
+	bool *differ = NULL;
+	size_t cap = 0, ncap = 0;
+	for (size_t j = 0; j < c->n; j++)
+		for (size_t q = 0; q < c->v[j].nnames; q++) {
+			const cname *y = &c->v[j].names[q];
+			strbuf low = { 0 };
+			for (const char *p = y->name; *p; p++)
+				sb_addc(&low, (char)tolower((unsigned char)*p));
+			size_t before = ids.n;
+			int id = intern_get(&ids, (slice){ low.p, low.n });
+			sb_free(&low);
+			grow(&first, &cap, (size_t)id, sizeof *first);
+			grow(&differ, &ncap, (size_t)id, sizeof *differ);
+			if (ids.n > before)
+				first[id] = y->addr;
+			else if (!same_addr(&first[id], &y->addr))
+				differ[id] = true;
 		}
+	size_t reported = 0;
+	for (size_t id = 0; id < ids.n && reported < NAMES_REPORTED; id++)
+		if (differ[id]) {
+			report_name(c, m, &ids, (int)id);
+			reported++;
+		}
+	free(first);
+	free(differ);
+	intern_free(&ids);
 }
 
 void crosscheck_run(const compare *c, model *m)

@@ -51,7 +51,7 @@ char **sysfs_names(const char *path)
 	size_t n = 0, cap = 0;
 	struct dirent *e;
 	/* a directory of a million entries is no sysfs directory: stop early */
-	while ((e = readdir(d)) != NULL && n < 4096) {
+	while ((e = readdir(d)) != NULL && n < 65536) {
 		if (e->d_name[0] == '.')
 			continue;
 		grow(&v, &cap, n + 1, sizeof *v);

@@ -123,6 +123,25 @@ expect 1 "compare: versions, one unknown" -- "$bin" doctor --compare --color nev
 contains "$out" "error[nccl-version-mismatch]: the nodes would load different NCCL versions: 2.21.5 on node-1; 2.19.3 on node-2 (unknown on node-3)" "versions with one unknown"
 contains "$out" "NCCL 2.21.5" "evidence names the version"
 
+# hostile reports: escape sequences in names, more of everything than a node has
+python3 - "$tmp/a.json" "$tmp/evil.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = d["node"]
+n["host"] = "node-\x1b[2J\x1b]0;owned\x07"
+n["nccl"] = {"version": "2.\x1b[31m21.5", "path": "/x"}
+n["peers"] = [{"host": f"peer{i}", "addr": f"10.{i // 65536 % 256}.{i // 256 % 256}.{i % 256}"} for i in range(60000)]
+n["env"] = {f"NCCL_X{i}": "\x1b[1m" * 3 for i in range(60000)}
+n["interfaces"] = n["interfaces"] * 20000
+d["findings"] = [dict(d["findings"][0], message=f"m{i}", evidence=d["findings"][0]["evidence"] * 50) for i in range(8000)]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_any "$bin" doctor --compare --color never "$tmp/evil.json" "$tmp/b.json"
+if printf '%s' "$out" | grep -q $'\x1b'; then fail "an escape sequence from a report reached the output"; else ok; fi
+contains "$out" "node-\\x1b[2J" "escaped, not dropped"
+expect_any "$bin" doctor --compare --format json "$tmp/evil.json" "$tmp/b.json"
+if python3 -c 'import json, sys; json.load(sys.stdin)' <<<"$out"; then ok; else fail "compare of hostile reports: JSON"; fi
+
 # ---- the NCCL a job would load
 cc=${CC:-cc}
 build() { # build OUT KIND FLAGS...: a test library from tests/doctor/lib/KIND.c
