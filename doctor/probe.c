@@ -53,6 +53,10 @@ static void child(int fd, const char *path, enum probe_kind kind)
 	}
 	struct rlimit no_core = { 0, 0 };
 	setrlimit(RLIMIT_CORE, &no_core);
+	/* a crash is a crash: no handler inherited from the parent (a sanitizer's) turns it into an exit */
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+	for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+		signal(fatal[i], SIG_DFL);
 	void *h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
 	if (!h) {
 		put_err(fd, 'E', dlerror());

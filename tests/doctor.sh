@@ -221,7 +221,8 @@ contains "$out" "installed by the wheel nvidia_nccl_cu12-2.20.5.dist-info" "the 
 run VIRTUAL_ENV="$tmp/venv" LD_LIBRARY_PATH="$tmp/l1" "$bin" doctor --color never --gpus 0
 contains "$out" "NCCL: $tmp/l1/libnccl.so.2, through LD_LIBRARY_PATH" "LD_LIBRARY_PATH before the wheel (PyTorch's RUNPATH)"
 contains "$out" "also found: $site/nvidia/nccl/lib/libnccl.so.2, through a Python environment: NCCL 2.20.5; the job loads the one above" "the other copy"
-run LD_PRELOAD="$tmp/pre/libnccl.so.2.19.3" LD_LIBRARY_PATH="$tmp/l1" "$bin" doctor --format json --gpus 0
+# (LD_PRELOAD loads the library into doctor too: a sanitizer build must be told that is fine)
+run LD_PRELOAD="$tmp/pre/libnccl.so.2.19.3" ASAN_OPTIONS=verify_asan_link_order=0 LD_LIBRARY_PATH="$tmp/l1" "$bin" doctor --format json --gpus 0
 json_ok "LD_PRELOAD first" '
 assert n["nccl"]["found_through"] == "LD_PRELOAD" and n["nccl"]["version"] == "2.19.3", n["nccl"]
 assert n["nccl"]["others"][0]["version"] == "2.21.5" and n["nccl_version"] == "2.19.3", n["nccl"]'
