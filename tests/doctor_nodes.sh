@@ -136,7 +136,7 @@ keep() {
 lib "$tmp/nccl-2.21.5" nccl -DCODE=22105 '-DVERSION="2.21.5"' '-DCUDA="12.4"'
 lib "$tmp/nccl-2.19.3" nccl -DCODE=21903 '-DVERSION="2.19.3"' '-DCUDA="12.2"'
 
-# ---- the pre-flight of issue: two nodes, one link, NCCL 2.21.5 and 2.19.3, MTU 9000 and 1500
+# ---- the usual pre-flight failure: two nodes, one link, NCCL 2.21.5 and 2.19.3, MTU 9000 and 1500
 mkns a
 mkns b
 inns a ip link add eth1 type veth peer name eth1 netns "$(nsref b)" || skip "cannot create veth pairs"
