@@ -13,13 +13,29 @@
  * know it), the message's lead ("the nodes would load different NCCL
  * versions"), the noun of a value in the evidence ("NCCL"), and the member
  * of the report to cite. */
+enum aspect_when {
+	A_ALWAYS,
+	A_RDMA,           /* only when a node has ACTIVE RDMA ports */
+	A_UNLESS_PLUGIN,  /* only when the net plugins agree (they explain it otherwise) */
+};
+
 typedef struct aspect {
 	const char *id, *key;
 	enum severity sev;
+	size_t field;          /* offsetof(cnode, a char * member): the value, when value is NULL */
 	const char *(*value)(const cnode *n, char *buf, size_t size);
 	const char *lead, *noun;
 	size_t line_off;       /* offsetof(cnode, *_line) */
+	enum aspect_when when;
+	const char *hint;      /* IFACE stands for the interface NCCL uses */
 } aspect;
+
+static const char *value_of(const aspect *a, const cnode *n, char *buf, size_t size)
+{
+	if (a->value)
+		return a->value(n, buf, size);
+	return *(char *const *)(const void *)((const char *)n + a->field);
+}
 
 static uint64_t line_at(const cnode *n, size_t off)
 {
@@ -47,7 +63,7 @@ static size_t describe_groups(const compare *c, const aspect *a, strbuf *msg, st
 	nodeval *v = xcalloc(c->n ? c->n : 1, sizeof *v);
 	size_t nv = 0, nunknown = 0;
 	for (size_t i = 0; i < c->n; i++) {
-		const char *x = a->value(&c->v[i], v[nv].val, sizeof v[nv].val);
+		const char *x = value_of(a, &c->v[i], v[nv].val, sizeof v[nv].val);
 		if (!x) {
 			if (nunknown++ < SHOW_HOSTS)
 				sb_printf(unknown, "%s%s", nunknown > 1 ? ", " : "", c->v[i].host);
@@ -103,7 +119,7 @@ static bool check_aspect(const compare *c, model *m, const aspect *a, const char
 		f->scoped = true;
 		for (size_t i = 0; i < c->n; i++) {
 			char buf[160];
-			const char *v = a->value(&c->v[i], buf, sizeof buf);
+			const char *v = value_of(a, &c->v[i], buf, sizeof buf);
 			if (!v)
 				continue;
 			strbuf t = { 0 };
@@ -118,18 +134,6 @@ static bool check_aspect(const compare *c, model *m, const aspect *a, const char
 	return fired;
 }
 
-static const char *v_nccl(const cnode *n, char *buf, size_t size)
-{
-	(void)buf, (void)size;
-	return n->nccl;
-}
-
-static const char *v_driver(const cnode *n, char *buf, size_t size)
-{
-	(void)buf, (void)size;
-	return n->driver;
-}
-
 static const char *v_mtu(const cnode *n, char *buf, size_t size)
 {
 	if (!n->has_boot || n->boot.mtu <= 0)
@@ -138,46 +142,16 @@ static const char *v_mtu(const cnode *n, char *buf, size_t size)
 	return buf;
 }
 
-static const char *v_nic_driver(const cnode *n, char *buf, size_t size)
-{
-	(void)buf, (void)size;
-	return n->has_boot ? n->boot_driver : NULL;
-}
-
-static const char *v_nic_fw(const cnode *n, char *buf, size_t size)
-{
-	(void)buf, (void)size;
-	return n->has_boot ? n->boot_fw : NULL;
-}
-
 static const char *v_rdma_count(const cnode *n, char *buf, size_t size)
 {
 	snprintf(buf, size, "%d", n->rdma_active);
 	return buf;
 }
 
-static const char *v_links(const cnode *n, char *buf, size_t size)
-{
-	(void)buf, (void)size;
-	return n->links;
-}
-
-static const char *v_rdma_fw(const cnode *n, char *buf, size_t size)
-{
-	(void)buf, (void)size;
-	return n->rdma_fw;
-}
-
 static const char *v_plugin(const cnode *n, char *buf, size_t size)
 {
 	(void)buf, (void)size;
 	return !n->has_plugin ? NULL : n->plugin ? n->plugin : "none";
-}
-
-static const char *v_net(const cnode *n, char *buf, size_t size)
-{
-	(void)buf, (void)size;
-	return n->net;
 }
 
 /* The interface NCCL uses on the first node that knows it, for a hint. */
@@ -187,32 +161,6 @@ static const char *boot_name(const compare *c)
 		if (c->v[i].has_boot)
 			return c->v[i].boot.name;
 	return "NCCL's interface";
-}
-
-static void check_rdma(const compare *c, model *m)
-{
-	bool any = false;
-	for (size_t i = 0; i < c->n; i++)
-		any = any || c->v[i].rdma_active > 0;
-	if (!any)
-		return;
-	static const aspect count = { "net-nic-mismatch", "rdma-count", SEV_WARNING, v_rdma_count,
-				      "the nodes have different numbers of ACTIVE RDMA ports", "ACTIVE RDMA ports:",
-				      offsetof(cnode, rdma_line) };
-	check_aspect(c, m, &count,
-		     "bring up the missing ports or devices (ibstat, ibv_devinfo: cable, subnet manager, switch port, a "
-		     "disabled device): NCCL gives a node with fewer NICs less bandwidth and builds its rings around it");
-	static const aspect links = { "net-nic-mismatch", "link-layer", SEV_ERROR, v_links,
-				      "the nodes' ACTIVE RDMA ports have different link layers", "RDMA link layer",
-				      offsetof(cnode, rdma_line) };
-	check_aspect(c, m, &links,
-		     "NCCL cannot connect InfiniBand ports to RoCE ports: give every node ports of one link type (mlxconfig "
-		     "LINK_TYPE_P1), or select the same kind everywhere with NCCL_IB_HCA");
-	static const aspect fw = { "net-nic-mismatch", "rdma-firmware", SEV_WARNING, v_rdma_fw,
-				   "the nodes' RDMA devices run different firmware", "RDMA firmware", offsetof(cnode, rdma_line) };
-	check_aspect(c, m, &fw,
-		     "flash one firmware version on the RDMA NICs of every node (mlxfwmanager, or the vendor's tool): "
-		     "firmware differences change RDMA features and fixes between the two ends of a connection");
 }
 
 #define NAMES_REPORTED 16 /* names that differ, each its own finding; more is one fleet-wide problem */
@@ -318,55 +266,88 @@ static void check_names(const compare *c, model *m)
 	intern_free(&ids);
 }
 
+/* What the nodes must agree on, in the order the findings come. */
+static const aspect aspects[] = {
+	{ "nccl-version-mismatch", "nccl", SEV_ERROR, offsetof(cnode, nccl), NULL,
+	  "the nodes would load different NCCL versions", "NCCL", offsetof(cnode, nccl_line), A_ALWAYS,
+	  "use one NCCL build on every node (the same container image, or the same nvidia-nccl-cu* wheel); check "
+	  "LD_LIBRARY_PATH and LD_PRELOAD on the nodes that differ: the NCCL line of `ncclog doctor` names the "
+	  "library each one loads and how it was found" },
+	{ "cuda-driver-mismatch", "driver", SEV_WARNING, offsetof(cnode, driver), NULL,
+	  "the nodes have different CUDA drivers", "CUDA driver", offsetof(cnode, driver_line), A_ALWAYS,
+	  "install one NVIDIA driver version on every node (nvidia-smi shows it): NVLink SHARP, multi-node NVLink "
+	  "(IMEX) and the fabric manager need the same driver everywhere, and the oldest driver bounds the CUDA "
+	  "builds the whole job can use" },
+	{ "net-mtu-mismatch", "mtu", SEV_WARNING, 0, v_mtu, "the interfaces NCCL would use have different MTUs", "MTU",
+	  offsetof(cnode, boot_line), A_ALWAYS,
+	  "set one MTU on IFACE of every node and on the switch ports between them (ip link set dev IFACE mtu N, and "
+	  "in the network configuration so that it stays): where MTUs differ, large frames are dropped on the way, "
+	  "which stalls TCP connections on some paths and breaks RoCE" },
+	{ "net-nic-mismatch", "driver", SEV_WARNING, offsetof(cnode, boot_driver), NULL,
+	  "the interfaces NCCL would use have different drivers", "driver", offsetof(cnode, boot_line), A_ALWAYS,
+	  "install the same NIC driver on every node (ethtool -i IFACE shows it): drivers differ in offloads, queue "
+	  "counts and bugs, and RDMA NICs in their verbs features" },
+	{ "net-nic-mismatch", "firmware", SEV_WARNING, offsetof(cnode, boot_fw), NULL,
+	  "the interfaces NCCL would use run different firmware", "firmware", offsetof(cnode, boot_line), A_ALWAYS,
+	  "flash one firmware version on the NICs of every node (ethtool -i IFACE shows it): firmware differences "
+	  "change offloads and fixes between the two ends of a connection" },
+	{ "net-nic-mismatch", "rdma-count", SEV_WARNING, 0, v_rdma_count,
+	  "the nodes have different numbers of ACTIVE RDMA ports", "ACTIVE RDMA ports:", offsetof(cnode, rdma_line),
+	  A_RDMA,
+	  "bring up the missing ports or devices (ibstat, ibv_devinfo: cable, subnet manager, switch port, a disabled "
+	  "device): NCCL gives a node with fewer NICs less bandwidth and builds its rings around it" },
+	{ "net-nic-mismatch", "link-layer", SEV_ERROR, offsetof(cnode, links), NULL,
+	  "the nodes' ACTIVE RDMA ports have different link layers", "RDMA link layer", offsetof(cnode, rdma_line),
+	  A_RDMA,
+	  "NCCL cannot connect InfiniBand ports to RoCE ports: give every node ports of one link type (mlxconfig "
+	  "LINK_TYPE_P1), or select the same kind everywhere with NCCL_IB_HCA" },
+	{ "net-nic-mismatch", "rdma-firmware", SEV_WARNING, offsetof(cnode, rdma_fw), NULL,
+	  "the nodes' RDMA devices run different firmware", "RDMA firmware", offsetof(cnode, rdma_line), A_RDMA,
+	  "flash one firmware version on the RDMA NICs of every node (mlxfwmanager, or the vendor's tool): firmware "
+	  "differences change RDMA features and fixes between the two ends of a connection" },
+	{ "net-plugin-mismatch", "plugin", SEV_ERROR, 0, v_plugin, "the nodes would load different net plugins",
+	  "net plugin", offsetof(cnode, plugin_line), A_ALWAYS,
+	  "install the same net plugin on every node, where the loader finds it, or none (NCCL_NET_PLUGIN=none): "
+	  "with a plugin on some nodes only, the nodes pick different networks and cannot connect" },
+	{ "transport-mismatch", "net", SEV_WARNING, offsetof(cnode, net), NULL, "the nodes would use different networks",
+	  "network", offsetof(cnode, boot_line), A_UNLESS_PLUGIN,
+	  "nodes that pick different networks cannot connect: make the RDMA ports ACTIVE on every node, or set NCCL_NET "
+	  "(IB or Socket) the same way everywhere" },
+};
+
+/* The hint with IFACE replaced by the interface NCCL uses. */
+static void hint_for(const compare *c, const char *hint, strbuf *b)
+{
+	const char *name = boot_name(c);
+	for (const char *p = hint; *p;) {
+		const char *at = strstr(p, "IFACE");
+		if (!at) {
+			sb_adds(b, p);
+			break;
+		}
+		sb_add(b, p, (size_t)(at - p));
+		sb_adds(b, name);
+		p = at + 5;
+	}
+}
+
 void crosscheck_run(const compare *c, model *m)
 {
 	if (c->n < 2)
 		return;
-	static const aspect nccl = { "nccl-version-mismatch", "nccl", SEV_ERROR, v_nccl,
-				     "the nodes would load different NCCL versions", "NCCL", offsetof(cnode, nccl_line) };
-	check_aspect(c, m, &nccl,
-		     "use one NCCL build on every node (the same container image, or the same nvidia-nccl-cu* wheel); "
-		     "check LD_LIBRARY_PATH and LD_PRELOAD on the nodes that differ: the NCCL line of `ncclog doctor` "
-		     "names the library each one loads and how it was found");
-	static const aspect drv = { "cuda-driver-mismatch", "driver", SEV_WARNING, v_driver,
-				    "the nodes have different CUDA drivers", "CUDA driver", offsetof(cnode, driver_line) };
-	check_aspect(c, m, &drv,
-		     "install one NVIDIA driver version on every node (nvidia-smi shows it): NVLink SHARP, multi-node "
-		     "NVLink (IMEX) and the fabric manager need the same driver everywhere, and the oldest driver "
-		     "bounds the CUDA builds the whole job can use");
-	strbuf hint = { 0 };
-	sb_printf(&hint, "set one MTU on %s of every node and on the switch ports between them (ip link set dev %s mtu "
-			 "N, and in the network configuration so that it stays): where MTUs differ, large frames are "
-			 "dropped on the way, which stalls TCP connections on some paths and breaks RoCE",
-		  boot_name(c), boot_name(c));
-	static const aspect mtu = { "net-mtu-mismatch", "mtu", SEV_WARNING, v_mtu,
-				    "the interfaces NCCL would use have different MTUs", "MTU", offsetof(cnode, boot_line) };
-	check_aspect(c, m, &mtu, hint.p);
-	sb_free(&hint);
-	static const aspect nicd = { "net-nic-mismatch", "driver", SEV_WARNING, v_nic_driver,
-				     "the interfaces NCCL would use have different drivers", "driver",
-				     offsetof(cnode, boot_line) };
-	check_aspect(c, m, &nicd,
-		     "install the same NIC driver on every node (ethtool -i IFACE shows it): drivers differ in offloads, "
-		     "queue counts and bugs, and RDMA NICs in their verbs features");
-	static const aspect nicf = { "net-nic-mismatch", "firmware", SEV_WARNING, v_nic_fw,
-				     "the interfaces NCCL would use run different firmware", "firmware",
-				     offsetof(cnode, boot_line) };
-	check_aspect(c, m, &nicf,
-		     "flash one firmware version on the NICs of every node (ethtool -i IFACE shows it): firmware "
-		     "differences change offloads and fixes between the two ends of a connection");
-	check_rdma(c, m);
-	static const aspect plug = { "net-plugin-mismatch", "plugin", SEV_ERROR, v_plugin,
-				     "the nodes would load different net plugins", "net plugin", offsetof(cnode, plugin_line) };
-	bool plugin = check_aspect(c, m, &plug,
-				   "install the same net plugin on every node, where the loader finds it, or none "
-				   "(NCCL_NET_PLUGIN=none): with a plugin on some nodes only, the nodes pick different "
-				   "networks and cannot connect");
-	static const aspect net = { "transport-mismatch", "net", SEV_WARNING, v_net,
-				    "the nodes would use different networks", "network", offsetof(cnode, boot_line) };
-	if (!plugin)
-		check_aspect(c, m, &net,
-			     "nodes that pick different networks cannot connect: make the RDMA ports ACTIVE on every node, "
-			     "or set NCCL_NET (IB or Socket) the same way everywhere");
+	bool rdma = false, plugins_differ = false;
+	for (size_t i = 0; i < c->n; i++)
+		rdma = rdma || c->v[i].rdma_active > 0;
+	for (size_t k = 0; k < sizeof aspects / sizeof aspects[0]; k++) {
+		const aspect *a = &aspects[k];
+		if ((a->when == A_RDMA && !rdma) || (a->when == A_UNLESS_PLUGIN && plugins_differ))
+			continue;
+		strbuf hint = { 0 };
+		hint_for(c, a->hint, &hint);
+		bool fired = check_aspect(c, m, a, hint.p);
+		if (a->value == v_plugin)
+			plugins_differ = fired;
+		sb_free(&hint);
+	}
 	check_names(c, m);
 }

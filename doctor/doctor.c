@@ -98,15 +98,6 @@ void doctor_predict(doctor_facts *f)
 		snprintf(f->net, sizeof f->net, "%s", active && !(ibd && strcmp(ibd, "0") != 0) ? "IB" : "Socket");
 }
 
-static const char *env_of(char *const *env, const char *name)
-{
-	size_t n = strlen(name);
-	for (size_t i = 0; env && env[i]; i++)
-		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
-			return env[i] + n + 1;
-	return NULL;
-}
-
 /* NCCL_COMM_ID may name a host: resolve it as NCCL would (its first address). */
 static void resolve_comm_id(doctor_facts *f, const doctor_paths *p)
 {
@@ -138,7 +129,7 @@ static int entry_of(const doctor_facts *f, const ipaddr *a)
 /* MASTER_ADDR and MASTER_PORT, when set: checked like a peer on that port. */
 static void add_master(doctor_facts *f, char *const *env)
 {
-	const char *addr = env_of(env, "MASTER_ADDR"), *port = env_of(env, "MASTER_PORT");
+	const char *addr = loader_env_get(env, "MASTER_ADDR"), *port = loader_env_get(env, "MASTER_PORT");
 	if (port) {
 		snprintf(f->master_port, sizeof f->master_port, "%s", port);
 		char *end;

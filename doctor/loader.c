@@ -33,7 +33,7 @@ const char *loader_where_name(enum lib_where w)
 	return names[w];
 }
 
-static const char *env_get(char *const *env, const char *name)
+const char *loader_env_get(char *const *env, const char *name)
 {
 	size_t n = strlen(name);
 	for (size_t i = 0; env && env[i]; i++)
@@ -46,13 +46,13 @@ void loader_env_from(loader_env *e, char *const *env, const char *root)
 {
 	*e = (loader_env){
 		.root = root ? root : "",
-		.ld_preload = env_get(env, "LD_PRELOAD"),
-		.ld_library_path = env_get(env, "LD_LIBRARY_PATH"),
-		.virtual_env = env_get(env, "VIRTUAL_ENV"),
-		.conda_prefix = env_get(env, "CONDA_PREFIX"),
-		.path = env_get(env, "PATH"),
-		.pythonpath = env_get(env, "PYTHONPATH"),
-		.home = env_get(env, "HOME"),
+		.ld_preload = loader_env_get(env, "LD_PRELOAD"),
+		.ld_library_path = loader_env_get(env, "LD_LIBRARY_PATH"),
+		.virtual_env = loader_env_get(env, "VIRTUAL_ENV"),
+		.conda_prefix = loader_env_get(env, "CONDA_PREFIX"),
+		.path = loader_env_get(env, "PATH"),
+		.pythonpath = loader_env_get(env, "PYTHONPATH"),
+		.home = loader_env_get(env, "HOME"),
 	};
 }
 

@@ -32,7 +32,9 @@ typedef struct loader_env {
 	const char *virtual_env, *conda_prefix, *path, *pythonpath, *home;
 } loader_env;
 
-/* Fills e from an environment array (NAME=value strings) and a root. */
+/* The value of name in an environment array (NAME=value strings), or NULL. */
+const char *loader_env_get(char *const *environ_, const char *name);
+/* Fills e from an environment array and a root. */
 void loader_env_from(loader_env *e, char *const *environ_, const char *root);
 /* Appends every file the loader could take for soname, in its order, each
  * real file once. pysub is the wheel's folder inside site-packages

@@ -404,21 +404,12 @@ static void find_driver(versions *v, const versions_opts *o, const loader_env *e
 	loader_free(&c);
 }
 
-static const char *env_of(char *const *env, const char *name)
-{
-	size_t n = strlen(name);
-	for (size_t i = 0; env && env[i]; i++)
-		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
-			return env[i] + n + 1;
-	return NULL;
-}
-
 /* NCCL's plugin lookup (plugin_open.cc): NCCL_NET_PLUGIN unset asks for
  * libnccl-net.so; "none" for nothing; NAME for NAME itself, then
  * libnccl-net-NAME.so; a list (2.30) for each in turn. */
 static void find_plugin(versions *v, const versions_opts *o, const loader_env *e)
 {
-	const char *want = env_of(o->environ_, "NCCL_NET_PLUGIN");
+	const char *want = loader_env_get(o->environ_, "NCCL_NET_PLUGIN");
 	if (want && strcasecmp(want, "none") == 0)
 		return;
 	char list[300];

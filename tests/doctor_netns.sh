@@ -7,65 +7,21 @@
 # usage: doctor_netns.sh NCCLOG          exit 77 (skip) where namespaces are not permitted
 set -u
 bin=$(readlink -f "$1")
-skip() { echo "SKIP: $*"; exit 77; }
-command -v ip >/dev/null || skip "iproute2 ('ip') is not installed (scripts/install-deps.sh installs it)"
-command -v python3 >/dev/null || skip "python3 is needed to read the JSON output"
-
-tag=ncd$$
-mode=${NCCLOG_NETNS_MODE:-}
-if [ -z "$mode" ]; then
-	if ip netns add "$tag-probe" 2>/dev/null; then
-		ip netns del "$tag-probe"
-		mode=netns
-	elif unshare -rn true 2>/dev/null; then
-		# no root: the same test inside an unprivileged user namespace
-		exec unshare -rn env NCCLOG_NETNS_MODE=userns bash "$0" "$@"
-	else
-		skip "network namespaces are not permitted here (needs root, or unprivileged user namespaces)"
-	fi
-fi
+ns_tag=ncd$$
+# shellcheck source=tests/doctor_ns.sh
+. "$(dirname "$0")/doctor_ns.sh"
 
 tmp=$(mktemp -d)
 # the node's files: an empty tree, so that no NCCL installed here changes the
 # prediction (every case is for the latest NCCL unless it names a version)
 root=$tmp/root
 mkdir -p "$root/etc"
-declare -A nspid
 cleanup() {
-	if [ "$mode" = netns ]; then
-		for n in node peer dnode; do ip netns del "$tag-$n" 2>/dev/null; done
-	else
-		for p in "${nspid[@]}"; do kill "$p" 2>/dev/null; done
-	fi
+	ns_cleanup
 	[ -n "${listener:-}" ] && rm -f "$tmp/listening" && wait "$listener"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-# mkns NAME: a new network namespace; inns NAME CMD...: runs CMD in it;
-# nsref NAME: what `ip link ... netns` takes.
-mkns() {
-	if [ "$mode" = netns ]; then
-		ip netns add "$tag-$1" || skip "ip netns add failed"
-	else
-		# a process holds the namespace; ready once its network namespace differs from ours
-		unshare -n sleep 100000 &
-		nspid[$1]=$!
-		for _ in $(seq 100); do
-			[ "$(readlink /proc/${nspid[$1]}/ns/net)" != "$(readlink /proc/$$/ns/net)" ] && break
-			sleep 0.05
-		done
-	fi
-	inns "$1" ip link set lo up
-	# no IPv6 autoconfiguration: link-local addresses would join the candidates
-	inns "$1" sh -c 'echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6; echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6' 2>/dev/null
-}
-inns() {
-	local n=$1
-	shift
-	if [ "$mode" = netns ]; then ip netns exec "$tag-$n" "$@"; else nsenter -t "${nspid[$n]}" -n "$@"; fi
-}
-nsref() { if [ "$mode" = netns ]; then echo "$tag-$1"; else echo "${nspid[$1]}"; fi; }
 
 # link NS NAME CIDR PEERNAME [down]: a veth NAME in NS whose other end is in
 # the peer namespace (down: that end stays down, so NAME has no carrier)
@@ -85,13 +41,7 @@ bridge() {
 	inns peer ip link set "$4" up
 	inns "$1" ip link set "$2" up
 }
-wait_carrier() {
-	for _ in $(seq 50); do
-		inns "$1" ip -o link show dev "$2" | grep -q 'LOWER_UP' && return 0
-		sleep 0.1
-	done
-	echo "note: $2 has no carrier after 5 s"
-}
+wait_carrier() { carrier "$1" "$2" || echo "note: $2 has no carrier after 10 s"; }
 
 passed=0
 failed=0

@@ -14,73 +14,25 @@ bin=$(readlink -f "$1")
 src=$(readlink -f "$2")
 save=
 [ "${3:-}" = --save ] && save=$(readlink -f "$4")
-skip() { echo "SKIP: $*"; exit 77; }
-command -v ip >/dev/null || skip "iproute2 ('ip') is not installed (scripts/install-deps.sh installs it)"
-command -v python3 >/dev/null || skip "python3 is needed to read the JSON output"
 cc=${CC:-cc}
+ns_tag=ncn$$
+# shellcheck source=tests/doctor_ns.sh
+. "$src/tests/doctor_ns.sh"
 command -v "${cc%% *}" >/dev/null || skip "no C compiler to build the test libraries"
-
-tag=ncn$$
-mode=${NCCLOG_NETNS_MODE:-}
-if [ -z "$mode" ]; then
-	if ip netns add "$tag-probe" 2>/dev/null; then
-		ip netns del "$tag-probe"
-		mode=netns
-	elif unshare -rn true 2>/dev/null; then
-		exec unshare -rn env NCCLOG_NETNS_MODE=userns bash "$0" "$@"
-	else
-		skip "network namespaces are not permitted here (needs root, or unprivileged user namespaces)"
-	fi
-fi
 unshare -u true 2>/dev/null || skip "UTS namespaces are not permitted here"
 
 tmp=$(mktemp -d)
-declare -A nspid
 cleanup() {
-	if [ "$mode" = netns ]; then
-		for n in a b c; do ip netns del "$tag-$n" 2>/dev/null; done
-	else
-		for p in "${nspid[@]}"; do kill "$p" 2>/dev/null; done
-	fi
+	ns_cleanup
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-mkns() {
-	if [ "$mode" = netns ]; then
-		ip netns add "$tag-$1" || skip "ip netns add failed"
-	else
-		# a process holds the namespace; ready once its network namespace differs from ours
-		unshare -n sleep 100000 &
-		nspid[$1]=$!
-		for _ in $(seq 100); do
-			[ "$(readlink /proc/${nspid[$1]}/ns/net)" != "$(readlink /proc/$$/ns/net)" ] && break
-			sleep 0.05
-		done
-	fi
-	inns "$1" ip link set lo up
-	inns "$1" sh -c 'echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6; echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6' 2>/dev/null
-}
-inns() {
-	local n=$1
-	shift
-	if [ "$mode" = netns ]; then ip netns exec "$tag-$n" "$@"; else nsenter -t "${nspid[$n]}" -n "$@"; fi
-}
-nsref() { if [ "$mode" = netns ]; then echo "$tag-$1"; else echo "${nspid[$1]}"; fi; }
-
-# carrier NS IFACE: waits until IFACE has a link, as NCCL 2.28.3+ and older alike need
-carrier() {
-	for _ in $(seq 200); do
-		inns "$1" ip -o link show dev "$2" | grep -q LOWER_UP && return 0
-		sleep 0.05
-	done
-	fail "$2 in $1 has no carrier after 10 s"
-}
 
 passed=0
 failed=0
 ok() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+link_up() { carrier "$1" "$2" || fail "$2 in $1 has no carrier after 10 s"; }
 
 # lib DIR KIND [-DNAME=VALUE...]: builds tests/doctor/lib/KIND.c as the library NCCL's users load
 lib() {
@@ -144,8 +96,8 @@ inns a ip addr add 192.168.90.1/24 dev eth1
 inns b ip addr add 192.168.90.2/24 dev eth1
 inns a ip link set eth1 mtu 9000 up
 inns b ip link set eth1 mtu 1500 up
-carrier a eth1
-carrier b eth1
+link_up a eth1
+link_up b eth1
 plain=$src/tests/doctor/roots/plain
 node a node-a "$plain" "$tmp/nccl-2.21.5" "$tmp/node-a.json" -- --peer node-b
 node b node-b "$plain" "$tmp/nccl-2.19.3" "$tmp/node-b.json" -- --peer node-a
@@ -182,7 +134,7 @@ lib "$tmp/b-libs" cuda -DDRIVER=12040
 cp "$tmp/nccl-2.21.5/libnccl.so.2" "$tmp/a-libs/"
 cp "$tmp/nccl-2.19.3/libnccl.so.2" "$tmp/b-libs/"
 inns b ip link set eth1 mtu 9000
-carrier b eth1
+link_up b eth1
 roots=$src/tests/doctor/roots
 node a node-a "$roots/ib" "$tmp/a-libs" "$tmp/node-a.json" -- --peer node-b --peer storage
 node b node-b "$roots/roce" "$tmp/b-libs" "$tmp/node-b.json" -- --peer node-a --peer storage
@@ -225,7 +177,7 @@ inns c ip link set vc0 up
 inns c ip link set vc1 up
 inns c ip addr add 192.168.90.3/24 dev eth2
 inns c ip link set eth2 mtu 9000 up
-carrier c eth2
+link_up c eth2
 node a node-a "$plain" "$tmp/nccl-2.21.5" "$tmp/node-a.json" NCCL_SOCKET_IFNAME==eth1 --
 node c node-c "$plain" "$tmp/nccl-2.21.5" "$tmp/node-c.json" NCCL_SOCKET_IFNAME==eth2 --
 check "ethtool -i of a veth" "$tmp/node-a.json" 'd["node"]["bootstrap"]["driver"] == "veth"'

@@ -11,21 +11,13 @@
 #include "../../doctor/select.h"
 #include "../../doctor/versions.h"
 #include "check.h"
+#include "test_doctor_tree.h"
 
 static char root[] = "/tmp/ncclog-libs-XXXXXX";
 
 static void put(const char *rel, const char *text)
 {
-	char p[4096], cmd[4200];
-	snprintf(p, sizeof p, "%s/%s", root, rel);
-	snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\"", p);
-	if (system(cmd) != 0)
-		return;
-	FILE *f = fopen(p, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
+	tree_put(root, rel, text);
 }
 
 static const char *at(const char *rel)
