@@ -1,7 +1,7 @@
 /* `ncclog doctor`: checks this node the way NCCL will see it, before the
  * job runs; `--compare` merges the JSON reports of several nodes. */
+#include <errno.h>
 #include <getopt.h>
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,10 @@
 
 #include <cjson/cJSON.h>
 
+#include <sys/stat.h>
+
 #include "../doctor/compare.h"
+#include "../doctor/diagnose.h"
 #include "../model/causes.h"
 #include "../doctor/doctor.h"
 #include "../doctor/facts.h"
@@ -27,27 +30,37 @@ extern char **environ;
 static const char usage[] =
 	"usage: ncclog doctor [OPTIONS]\n"
 	"       ncclog doctor --compare FILE.json...\n"
-	"Checks this node before a job runs, the way NCCL will see it: the interfaces NCCL\n"
-	"will choose for bootstrap and NET/Socket (and why), /dev/shm against the local GPU\n"
-	"count, the memlock limit, RDMA ports and the NCCL_* / TORCH_NCCL_* environment.\n"
+	"Checks this node before a job runs, the way NCCL will see it: the NCCL the job will\n"
+	"load and its version, the CUDA driver, the net plugin; the interfaces NCCL will choose\n"
+	"for bootstrap and NET/Socket (and why), with their drivers, firmware and MTU; /dev/shm\n"
+	"against the local GPU count, the memlock limit, RDMA ports and their RoCE GIDs; how\n"
+	"this node's name and MASTER_ADDR resolve; the NCCL_* / TORCH_NCCL_* environment.\n"
 	"Reports findings with the ids, formats and exit codes of `ncclog analyze`.\n"
 	"\n"
-	"      --peer HOST[:PORT]   another node of the job (repeatable): which local interface\n"
-	"                           shares its subnet\n"
+	"      --peer HOST[:PORT]   another node of the job (repeatable): how it resolves, which\n"
+	"                           local interface shares its subnet, the route to it\n"
 	"      --peers FILE         peers from a file, one per line (host files work)\n"
 	"      --connect            also try one TCP connect to each peer's port (default 22);\n"
 	"                           never more than one port per peer\n"
-	"      --timeout MS         connect timeout (default 1000)\n"
+	"      --timeout MS         how long one connect (default 1000) or one library probe\n"
+	"                           (default 10000) may take\n"
 	"      --gpus N             local GPU count (default: /dev/nvidia* devices)\n"
-	"      --nccl-version V     predict for this NCCL version (default: the latest known)\n"
+	"      --nccl-version V     predict for this NCCL version (default: the version of the\n"
+	"                           NCCL found, else the latest known)\n"
+	"      --nccl-lib PATH      the libnccl the job loads (a file, or a directory holding it),\n"
+	"                           instead of searching where the dynamic loader would\n"
+	"      --no-dlopen          never load a library to ask its version: read the file only\n"
 	"      --compare            merge the `doctor --format json` output of several nodes and\n"
-	"                           check that they would pick interfaces on one subnet\n"
+	"                           compare them: NCCL versions, CUDA drivers, MTU, NIC drivers\n"
+	"                           and firmware, RDMA link layers, net plugins, names, subnets,\n"
+	"                           environment\n"
 	"  -f, --format FMT         text (default), json or markdown\n"
 	"      --color WHEN         auto (default), always or never; NO_COLOR is honoured\n"
 	"  -h, --help               this help\n"
 	"\n"
-	"On every node of a Slurm job:  srun ncclog doctor --format json > $(hostname).json\n"
-	"then:                          ncclog doctor --compare *.json\n"
+	"On every node of a Slurm job:\n"
+	"  srun --ntasks-per-node=1 sh -c 'ncclog doctor --format json > doctor-$(hostname).json'\n"
+	"then:  ncclog doctor --compare doctor-*.json\n"
 	"\n"
 	"exit status: 0 no error finding, 1 at least one error finding,\n"
 	"             2 bad usage or an unreadable input\n";
@@ -55,11 +68,11 @@ static const char usage[] =
 typedef struct dopts {
 	report_opts ro;
 	enum color_mode cm;
-	bool connect, compare;
+	bool connect, compare, no_dlopen, timeout_given;
 	int timeout_ms, gpus, version;
 	char **peer;
 	size_t npeer;
-	const char *peers_file;
+	const char *peers_file, *nccl_lib;
 } dopts;
 
 static int bad(const char *msg, const char *arg)
@@ -85,6 +98,7 @@ static int parse(int argc, char **argv, dopts *o)
 		{ "connect", no_argument, NULL, 'C' },        { "timeout", required_argument, NULL, 't' },
 		{ "gpus", required_argument, NULL, 'g' },     { "nccl-version", required_argument, NULL, 'n' },
 		{ "compare", no_argument, NULL, 'm' },        { "format", required_argument, NULL, 'f' },
+		{ "nccl-lib", required_argument, NULL, 'L' }, { "no-dlopen", no_argument, NULL, 'D' },
 		{ "color", required_argument, NULL, 'c' },    { "colour", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
 	};
@@ -105,6 +119,7 @@ static int parse(int argc, char **argv, dopts *o)
 		case 't':
 			if (int_arg(optarg, 1, 60000, &o->timeout_ms) != 0)
 				return bad("--timeout takes milliseconds from 1 to 60000, not", optarg);
+			o->timeout_given = true;
 			break;
 		case 'g':
 			if (int_arg(optarg, 0, 4096, &o->gpus) != 0)
@@ -116,6 +131,18 @@ static int parse(int argc, char **argv, dopts *o)
 			break;
 		case 'm':
 			o->compare = true;
+			break;
+		case 'L': {
+			struct stat st;
+			if (stat(optarg, &st) != 0) {
+				cli_error("doctor: --nccl-lib %s: %s", optarg, strerror(errno));
+				return 2;
+			}
+			o->nccl_lib = optarg;
+			break;
+		}
+		case 'D':
+			o->no_dlopen = true;
 			break;
 		case 'f':
 			if (strcmp(optarg, "text") == 0)
@@ -148,38 +175,21 @@ static int parse(int argc, char **argv, dopts *o)
 		return bad("--compare needs the JSON files of the nodes", NULL);
 	if (!o->compare && optind < argc)
 		return bad("unexpected argument (doctor checks this node; --compare takes files):", argv[optind]);
-	if (o->compare && (o->npeer || o->peers_file || o->connect))
-		return bad("--compare reads reports; --peer, --peers and --connect apply when checking a node", NULL);
+	if (o->compare && (o->npeer || o->peers_file || o->connect || o->nccl_lib))
+		return bad("--compare reads reports; --peer, --peers, --connect and --nccl-lib apply when checking a node",
+			   NULL);
 	return -1;
-}
-
-/* NCCL_COMM_ID may name a host: resolve it as NCCL would (its first address). */
-static void resolve_comm_id(doctor_facts *f)
-{
-	const char *cid = node_env(&f->node, "NCCL_COMM_ID");
-	char host[256];
-	ipaddr a;
-	if (!cid || !select_comm_id_host(cid, host, sizeof host) || ipaddr_parse(slice_from(host), &a))
-		return;
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res = NULL;
-	if (getaddrinfo(host, NULL, &hints, &res) != 0 || !res)
-		return;
-	char t[64];
-	if (getnameinfo(res->ai_addr, res->ai_addrlen, t, sizeof t, NULL, 0, NI_NUMERICHOST) == 0)
-		ipaddr_parse(slice_from(t), &f->sel.comm_addr);
-	freeaddrinfo(res);
 }
 
 static void text_sections(strbuf *b, const model *m, const doctor_report *r, bool color)
 {
-	static const char *const titles[DS_COUNT] = { "network interfaces, in kernel order", "NCCL's choice",
-						      "node", "environment", "peers" };
-	for (int s = 0; s < DS_COUNT; s++) {
+	for (int k = 0; k < DS_COUNT; k++) {
+		enum doctor_section s = doctor_section_order[k];
 		if (!r->n[s])
 			continue;
 		if (color)
 			sb_adds(b, "\033[1m");
-		sb_printf(b, "%s", titles[s]);
+		sb_printf(b, "%s", doctor_section_titles[s]);
 		if (color)
 			sb_adds(b, "\033[0m");
 		sb_printf(b, " (%s)\n", m->in[r->file[s]].name);
@@ -195,45 +205,31 @@ static void text_sections(strbuf *b, const model *m, const doctor_report *r, boo
 static void markdown_sections(strbuf *b, const model *m, const doctor_report *r)
 {
 	sb_adds(b, "\n### node\n\n```\n");
-	for (int s = 0; s < DS_COUNT; s++)
+	for (int k = 0; k < DS_COUNT; k++) {
+		enum doctor_section s = doctor_section_order[k];
 		for (size_t i = 0; i < r->n[s]; i++) {
 			strbuf t = { 0 };
 			sb_printf(&t, "%s:%zu: %s", m->in[r->file[s]].name, i + 1, r->lines[s][i]);
 			strbuf e = { 0 };
 			escape_text(&e, (slice){ t.p, t.n });
-			for (size_t k = 0; k < e.n; k++)
-				sb_addc(b, e.p[k] == '`' ? '\'' : e.p[k]);
+			for (size_t c = 0; c < e.n; c++)
+				sb_addc(b, e.p[c] == '`' ? '\'' : e.p[c]);
 			sb_addc(b, '\n');
 			sb_free(&t);
 			sb_free(&e);
 		}
+	}
 	sb_adds(b, "```\n");
 }
 
 /* analyze's JSON document, with the node's facts added as "node". */
 static int json_with_node(FILE *out, const model *m, const report_opts *ro, cJSON *node)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	if (!mem) {
-		cJSON_Delete(node);
-		return -1;
-	}
-	int rc = report_json(mem, m, ro);
-	if (fclose(mem) != 0)
-		rc = -1;
-	cJSON *doc = rc == 0 ? cJSON_ParseWithLength(buf, len) : NULL;
-	free(buf);
-	if (!doc) {
-		cJSON_Delete(node);
-		return -1;
-	}
-	if (node)
-		cJSON_AddItemToObject(doc, "node", node);
+	cJSON *doc = report_json_doc(m, ro);
+	cJSON_AddItemToObject(doc, "node", node);
 	char *txt = cJSON_Print(doc);
 	cJSON_Delete(doc);
-	rc = txt && fputs(txt, out) >= 0 && fputc('\n', out) != EOF ? 0 : -1;
+	int rc = txt && fputs(txt, out) >= 0 && fputc('\n', out) != EOF ? 0 : -1;
 	free(txt);
 	return rc;
 }
@@ -289,22 +285,17 @@ static int run_node(const dopts *o, setup *s)
 		status = 2;
 		goto out;
 	}
-	if (ifaces_list(&f.ifs, &err) != 0) {
+	/* a tree of files standing for a node's /sys, /proc, /etc and /dev (tests) */
+	const char *root = getenv("NCCLOG_DOCTOR_ROOT");
+	doctor_paths paths;
+	doctor_paths_at(&paths, root);
+	doctor_opts dop = { o->gpus, o->version, o->nccl_lib, o->connect, o->timeout_ms,
+			    o->timeout_given ? o->timeout_ms : 0, !o->no_dlopen };
+	if (doctor_collect(&f, &paths, &dop, environ, &err) != 0) {
 		cli_error("doctor: %s", err.p);
 		status = 2;
 		goto out;
 	}
-	node_collect(&f.node, &node_default_paths, environ, o->gpus);
-	peers_resolve(&f.peers);
-	peers_match(&f.peers, f.ifs.v, f.ifs.n);
-	if (o->connect) {
-		peers_connect(&f.peers, o->timeout_ms);
-		f.connected = true;
-	}
-	f.sel.version = o->version;
-	f.version_given = o->version != 0;
-	resolve_comm_id(&f);
-	doctor_predict(&f);
 	model m;
 	model_init(&m, &s->cat);
 	doctor_report r;

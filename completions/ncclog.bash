@@ -19,7 +19,7 @@ _ncclog()
 		COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
 		return
 		;;
-	--rules)
+	--rules | --peers | --nccl-lib)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
@@ -52,7 +52,7 @@ _ncclog()
 		opts="--rules --quiet --color --help"
 		;;
 	redact) opts="--output-dir --color --help" ;;
-	doctor) opts="--peer --peers --connect --timeout --gpus --nccl-version --compare --format --color --help" ;;
+	doctor) opts="--peer --peers --connect --timeout --gpus --nccl-version --nccl-lib --no-dlopen --compare --format --color --help" ;;
 	*) return ;;
 	esac
 	if [[ $cur == -* ]]; then

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../util/fileio.h"
+#include "crosscheck.h"
 
 static const char *jstr(const cJSON *o, const char *k)
 {
@@ -30,17 +31,30 @@ static bool read_iface(const cJSON *o, dif *d)
 	return true;
 }
 
+/* The line of "key": within the "node" member (the report's other members
+ * have keys of the same names). */
 static uint64_t line_of_key(const char *text, const char *key)
 {
 	char pat[64];
+	const char *node = strstr(text, "\"node\":");
 	snprintf(pat, sizeof pat, "\"%s\":", key);
-	const char *p = strstr(text, pat);
+	const char *p = strstr(node ? node : text, pat);
 	if (!p)
 		return 0;
 	uint64_t line = 1;
 	for (const char *q = text; q < p; q++)
 		line += *q == '\n';
 	return line;
+}
+
+/* What one report may bring: far more than a node has, far less than a
+ * crafted file could hold. */
+#define CMP_MAX_ITEMS 1024
+#define CMP_MAX_FINDINGS 4096
+
+static char *dup_or_null(const char *s)
+{
+	return s && *s ? xstrdup(s) : NULL;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -74,8 +88,11 @@ static void load_finding(model *m, const cnode *n, const cJSON *fj)
 	finding *f = findings_get(&m->fs, id, key.p, ce ? ce->title : title ? title : id, sev, msg, hint, NULL);
 	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(fj, "evidence"), *e;
 	bool noted = false;
+	size_t nev = 0;
 	cJSON_ArrayForEach(e, ev)
 	{
+		if (nev++ >= FINDING_MAX_EVIDENCE)
+			break; /* a finding keeps no more */
 		const char *file = jstr(e, "file"), *text = jstr(e, "text");
 		const cJSON *line = cJSON_GetObjectItemCaseSensitive(e, "line");
 		if (!file || !text || !cJSON_IsNumber(line))
@@ -98,6 +115,98 @@ static void load_finding(model *m, const cnode *n, const cJSON *fj)
 	if (!noted)
 		findings_note(f, n->proc, 0, -1, 0, SLICE_NONE);
 	sb_free(&key);
+}
+
+static void load_versions(cnode *n, const cJSON *node, const char *text)
+{
+	const cJSON *nc = cJSON_GetObjectItemCaseSensitive(node, "nccl");
+	n->nccl_known = nc != NULL;
+	n->nccl_line = line_of_key(text, "nccl");
+	if (cJSON_IsObject(nc)) {
+		n->nccl = dup_or_null(jstr(nc, "version"));
+		n->nccl_path = dup_or_null(jstr(nc, "path"));
+	}
+	const cJSON *cd = cJSON_GetObjectItemCaseSensitive(node, "cuda_driver");
+	n->driver_line = line_of_key(text, "cuda_driver");
+	const char *kmod = jstr(cd, "kernel_module"), *cuda = jstr(cd, "cuda");
+	if (kmod || cuda) {
+		strbuf d = { 0 };
+		if (kmod)
+			sb_printf(&d, "%s%s%s%s", kmod, cuda ? " (CUDA " : "", cuda ? cuda : "", cuda ? ")" : "");
+		else
+			sb_printf(&d, "supporting CUDA %s", cuda);
+		n->driver = sb_take(&d);
+	}
+	const cJSON *pl = cJSON_GetObjectItemCaseSensitive(node, "net_plugin");
+	n->plugin_line = line_of_key(text, "net_plugin");
+	n->has_plugin = pl != NULL;
+	if (cJSON_IsObject(pl)) {
+		const char *name = jstr(pl, "name"), *path = jstr(pl, "path");
+		n->plugin = dup_or_null(name ? name : path);
+	}
+}
+
+static void load_rdma(cnode *n, const cJSON *node, const char *text)
+{
+	n->rdma_line = line_of_key(text, "rdma");
+	bool ib = false, eth = false, other = false;
+	const cJSON *e;
+	size_t ports = 0;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(node, "rdma"))
+	{
+		if (ports++ >= CMP_MAX_ITEMS)
+			break;
+		const char *st = jstr(e, "state"), *ll = jstr(e, "link_layer");
+		if (!st || strcmp(st, "ACTIVE") != 0)
+			continue;
+		n->rdma_active++;
+		if (ll && strcmp(ll, "InfiniBand") == 0)
+			ib = true;
+		else if (ll && strcmp(ll, "Ethernet") == 0)
+			eth = true;
+		else
+			other = true;
+		if (!n->rdma_fw)
+			n->rdma_fw = dup_or_null(jstr(e, "firmware"));
+	}
+	if (ib || eth || other) {
+		strbuf l = { 0 };
+		sb_printf(&l, "%s%s%s%s%s", eth ? "Ethernet (RoCE)" : "", eth && (ib || other) ? " and " : "",
+			  ib ? "InfiniBand" : "", ib && other ? " and " : "", other ? "other" : "");
+		n->links = sb_take(&l);
+	}
+}
+
+static void add_name(cnode *n, size_t *cap, const char *name, const char *addr, bool self)
+{
+	ipaddr a, num;
+	if (!name || !addr || !ipaddr_parse(slice_from(addr), &a) || ipaddr_parse(slice_from(name), &num))
+		return; /* an address given as such resolves to itself everywhere */
+	grow(&n->names, cap, n->nnames, sizeof *n->names);
+	n->names[n->nnames++] = (cname){ xstrdup(name), a, self };
+}
+
+static void load_names(cnode *n, const cJSON *node, const char *text)
+{
+	size_t cap = 0;
+	n->hostname_line = line_of_key(text, "hostname");
+	n->peers_line = line_of_key(text, "peers");
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(node, "hostname");
+	const cJSON *addrs = cJSON_GetObjectItemCaseSensitive(h, "addrs");
+	const cJSON *first = cJSON_IsArray(addrs) ? cJSON_GetArrayItem(addrs, 0) : NULL;
+	if (cJSON_IsString(first)) {
+		ipaddr a;
+		/* a loopback answer is the node's own problem (hostname-loopback), not drift */
+		if (ipaddr_parse(slice_from(first->valuestring), &a) && ipaddr_kind(&a) != IP_LOOPBACK)
+			add_name(n, &cap, jstr(h, "name"), first->valuestring, true);
+	}
+	const cJSON *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(node, "peers"))
+	{
+		if (n->nnames >= CMP_MAX_ITEMS)
+			break;
+		add_name(n, &cap, jstr(e, "host"), jstr(e, "addr"), false);
+	}
 }
 
 int compare_load(compare *c, model *m, const char *path, strbuf *err)
@@ -129,9 +238,19 @@ int compare_load(compare *c, model *m, const char *path, strbuf *err)
 	proc *p = &m->procs[n->proc];
 	const char *net = jstr(node, "net");
 	p->net = net ? intern_get(&m->str, slice_from(net)) : -1;
+	n->net = dup_or_null(net);
 	const cJSON *boot = cJSON_GetObjectItemCaseSensitive(node, "bootstrap");
 	if (cJSON_IsObject(boot) && read_iface(boot, &n->boot)) {
 		n->has_boot = true;
+		const cJSON *mtu = cJSON_GetObjectItemCaseSensitive(boot, "mtu");
+		n->boot.mtu = cJSON_IsNumber(mtu) ? mtu->valueint : -1;
+		const char *drv = jstr(boot, "driver"), *dv = jstr(boot, "driver_version");
+		if (drv) {
+			strbuf d = { 0 };
+			sb_printf(&d, "%s%s%s", drv, dv ? " " : "", dv ? dv : "");
+			n->boot_driver = sb_take(&d);
+		}
+		n->boot_fw = dup_or_null(jstr(boot, "firmware"));
 		n->boot_line = line_of_key(text, "bootstrap");
 		strbuf a = { 0 };
 		ifaces_addr_str(&n->boot, &a);
@@ -143,6 +262,8 @@ int compare_load(compare *c, model *m, const char *path, strbuf *err)
 	const cJSON *e;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(node, "interfaces"))
 	{
+		if (n->ifs.n >= CMP_MAX_ITEMS)
+			break;
 		dif d;
 		if (read_iface(e, &d)) {
 			dif *x = ifaces_add(&n->ifs, d.name);
@@ -153,6 +274,8 @@ int compare_load(compare *c, model *m, const char *path, strbuf *err)
 	n->env_line = line_of_key(text, "env");
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(node, "env"))
 	{
+		if (n->nenv >= CMP_MAX_ITEMS)
+			break;
 		if (!cJSON_IsString(e) || !e->string)
 			continue;
 		strbuf kv = { 0 };
@@ -160,10 +283,27 @@ int compare_load(compare *c, model *m, const char *path, strbuf *err)
 		grow(&n->env, &cap, n->nenv, sizeof *n->env);
 		n->env[n->nenv++] = sb_take(&kv);
 	}
+	/* the launcher's rendezvous drifts like NCCL's variables */
+	const cJSON *ms = cJSON_GetObjectItemCaseSensitive(node, "master");
+	static const char *const mkeys[][2] = { { "addr", "MASTER_ADDR" }, { "port", "MASTER_PORT" } };
+	for (size_t k = 0; k < 2; k++) {
+		const char *v = jstr(ms, mkeys[k][0]);
+		if (!v)
+			continue;
+		strbuf kv = { 0 };
+		sb_printf(&kv, "%s=%s", mkeys[k][1], v);
+		grow(&n->env, &cap, n->nenv, sizeof *n->env);
+		n->env[n->nenv++] = sb_take(&kv);
+	}
 	if (n->nenv > 1)
 		qsort(n->env, n->nenv, sizeof *n->env, cmp_str);
+	load_versions(n, node, text);
+	load_rdma(n, node, text);
+	load_names(n, node, text);
+	size_t nf = 0;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "findings"))
-		load_finding(m, n, e);
+		if (nf++ < CMP_MAX_FINDINGS)
+			load_finding(m, n, e);
 	cJSON_Delete(doc);
 	free(text);
 	return 0;
@@ -382,12 +522,26 @@ void compare_check(compare *c, model *m)
 	check_subnets(c, m);
 	check_env(c, m);
 	check_hostnames(c, m);
+	crosscheck_run(c, m);
 }
 
 void compare_free(compare *c)
 {
 	for (size_t i = 0; i < c->n; i++) {
-		free(c->v[i].host);
+		cnode *n = &c->v[i];
+		free(n->host);
+		free(n->boot_driver);
+		free(n->boot_fw);
+		free(n->nccl);
+		free(n->nccl_path);
+		free(n->driver);
+		free(n->plugin);
+		free(n->net);
+		free(n->links);
+		free(n->rdma_fw);
+		for (size_t k = 0; k < n->nnames; k++)
+			free(n->names[k].name);
+		free(n->names);
 		ifaces_free(&c->v[i].ifs);
 		for (size_t k = 0; k < c->v[i].nenv; k++)
 			free(c->v[i].env[k]);

@@ -8,20 +8,9 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-const node_paths node_default_paths = { "/dev/shm", "/dev", "/sys/class/infiniband" };
+#include "sysfs.h"
 
-/* One line of a small sysfs file, without its newline; false when unreadable. */
-static bool read_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return false;
-	bool ok = fgets(buf, (int)size, f) != NULL;
-	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\r\n")] = '\0';
-	return ok;
-}
+const node_paths node_default_paths = { "/dev/shm", "/dev", "/sys/class/infiniband" };
 
 static int count_gpus(const char *dev)
 {
@@ -44,37 +33,63 @@ static int count_gpus(const char *dev)
 	return n;
 }
 
-static int cmp_str(const void *a, const void *b)
+/* The GID table of one port: gids/N with gid_attrs/types/N and ndevs/N. */
+static void collect_gids(ibport *p, const char *portdir)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	strbuf d = { 0 };
+	sb_printf(&d, "%s/gids", portdir);
+	char **names = sysfs_names(d.p);
+	size_t cap = 0;
+	for (size_t i = 0; names && names[i]; i++) {
+		char *end;
+		long idx = strtol(names[i], &end, 10);
+		if (*end || idx < 0 || idx > 65535)
+			continue;
+		if ((int)idx + 1 > p->gid_tbl_len)
+			p->gid_tbl_len = (int)idx + 1;
+		char text[64], path[4200];
+		unsigned char raw[16];
+		static const unsigned char zero[16];
+		snprintf(path, sizeof path, "%s/%s", d.p, names[i]);
+		if (p->ngids >= NODE_MAX_GIDS || !sysfs_line(path, text, sizeof text) || !gid_parse(text, raw) ||
+		    memcmp(raw, zero, 16) == 0)
+			continue;
+		grow(&p->gids, &cap, p->ngids, sizeof *p->gids);
+		gident *g = &p->gids[p->ngids++];
+		*g = (gident){ .index = (int)idx };
+		memcpy(g->raw, raw, 16);
+		snprintf(path, sizeof path, "%s/gid_attrs/types/%ld", portdir, idx);
+		if (sysfs_line(path, text, sizeof text))
+			g->roce = strstr(text, "v2") ? 2 : strstr(text, "v1") ? 1 : 0;
+		snprintf(path, sizeof path, "%s/gid_attrs/ndevs/%ld", portdir, idx);
+		sysfs_line(path, g->ndev, sizeof g->ndev);
+	}
+	/* sysfs lists indices as names: sorted as text, put them in numeric order */
+	for (size_t i = 1; i < p->ngids; i++)
+		for (size_t k = i; k > 0 && p->gids[k - 1].index > p->gids[k].index; k--) {
+			gident t = p->gids[k];
+			p->gids[k] = p->gids[k - 1];
+			p->gids[k - 1] = t;
+		}
+	sysfs_names_free(names);
+	sb_free(&d);
 }
 
 static void collect_ib(node_facts *f, const char *root)
 {
-	DIR *d = opendir(root);
-	if (!d)
-		return;
-	char **devs = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		grow(&devs, &cap, n, sizeof *devs);
-		devs[n++] = xstrdup(e->d_name);
-	}
-	closedir(d);
-	qsort(devs, n, sizeof *devs, cmp_str);
+	char **devs = sysfs_names(root);
 	size_t ibcap = 0;
-	for (size_t i = 0; i < n; i++) {
-		char path[4096];
+	for (size_t i = 0; devs && devs[i]; i++) {
+		char path[4096], fw[64] = "";
+		snprintf(path, sizeof path, "%s/%s/fw_ver", root, devs[i]);
+		sysfs_line(path, fw, sizeof fw);
 		for (int port = 1; port <= 64; port++) {
 			char st[64], ll[64];
 			snprintf(path, sizeof path, "%s/%s/ports/%d/state", root, devs[i], port);
-			if (!read_line(path, st, sizeof st))
+			if (!sysfs_line(path, st, sizeof st))
 				break;
 			snprintf(path, sizeof path, "%s/%s/ports/%d/link_layer", root, devs[i], port);
-			if (!read_line(path, ll, sizeof ll))
+			if (!sysfs_line(path, ll, sizeof ll))
 				snprintf(ll, sizeof ll, "unknown");
 			grow(&f->ib, &ibcap, f->nib, sizeof *f->ib);
 			ibport *p = &f->ib[f->nib++];
@@ -88,10 +103,16 @@ static void collect_ib(node_facts *f, const char *root)
 				s++;
 			snprintf(p->state, sizeof p->state, "%s", s);
 			snprintf(p->link, sizeof p->link, "%s", ll);
+			snprintf(p->fw, sizeof p->fw, "%s", fw);
+			snprintf(path, sizeof path, "%s/%s/ports/%d/rate", root, devs[i], port);
+			sysfs_line(path, p->rate, sizeof p->rate);
+			snprintf(path, sizeof path, "%s/%s/ports/%d", root, devs[i], port);
+			collect_gids(p, path);
+			snprintf(path, sizeof path, "%s/%s/ports/%d/gid_attrs/ndevs/0", root, devs[i], port);
+			sysfs_line(path, p->netdev, sizeof p->netdev);
 		}
-		free(devs[i]);
 	}
-	free(devs);
+	sysfs_names_free(devs);
 }
 
 static int cmp_env(const void *a, const void *b)
@@ -149,6 +170,8 @@ void node_free(node_facts *f)
 		free(f->env[i].value);
 	}
 	free(f->env);
+	for (size_t i = 0; i < f->nib; i++)
+		free(f->ib[i].gids);
 	free(f->ib);
 	*f = (node_facts){ 0 };
 }

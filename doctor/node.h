@@ -6,12 +6,21 @@
 #include <stdint.h>
 
 #include "../util/str.h"
+#include "gid.h"
+
+#define NODE_MAX_GIDS 64   /* non-zero GID entries kept per port */
 
 typedef struct ibport {
 	char dev[64];
 	int port;
 	char state[64];   /* "ACTIVE", "DOWN", ... ("4: ACTIVE" in sysfs) */
 	char link[64];    /* "InfiniBand" or "Ethernet" (RoCE) */
+	char fw[64];      /* the device's fw_ver, "" */
+	char rate[64];    /* "200 Gb/sec (4X HDR)", "" */
+	char netdev[32];  /* the interface of a RoCE port (its GID 0), "" */
+	gident *gids;     /* the non-zero entries of its GID table */
+	size_t ngids;
+	int gid_tbl_len;
 } ibport;
 
 typedef struct envvar {

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -12,10 +13,11 @@
 #include <unistd.h>
 
 #include "../util/fileio.h"
+#include "names.h"
 
 int peers_add(peerlist *l, const char *spec, strbuf *err)
 {
-	peer p = { .port = PEER_DEFAULT_PORT, .local = -1 };
+	peer p = { .port = PEER_DEFAULT_PORT, .local = -1, .route = -1 };
 	const char *host = spec, *port = NULL;
 	size_t hlen;
 	const char *colon = strchr(spec, ':');
@@ -86,30 +88,33 @@ int peers_read_file(peerlist *l, const char *path, strbuf *err)
 	return rc;
 }
 
-void peers_resolve(peerlist *l)
+void peers_resolve(peerlist *l, const char *hosts, bool files_only)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		peer *p = &l->v[i];
-		struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res = NULL;
-		char port[16];
-		snprintf(port, sizeof port, "%d", p->port);
-		int rc = getaddrinfo(p->host, port, &hints, &res);
-		if (rc != 0 || !res) {
-			snprintf(p->err, sizeof p->err, "cannot resolve: %s", gai_strerror(rc));
+		resolved r;
+		names_resolve(p->host, hosts, files_only, &r);
+		if (!r.ok) {
+			snprintf(p->err, sizeof p->err, "%s", r.err);
 			continue;
 		}
-		memcpy(&p->sa, res->ai_addr, res->ai_addrlen);
-		p->salen = res->ai_addrlen;
-		if (res->ai_family == AF_INET) {
-			p->addr.family = 4;
-			memcpy(p->addr.b, &((struct sockaddr_in *)(void *)res->ai_addr)->sin_addr, 4);
-			p->resolved = true;
-		} else if (res->ai_family == AF_INET6) {
-			p->addr.family = 6;
-			memcpy(p->addr.b, &((struct sockaddr_in6 *)(void *)res->ai_addr)->sin6_addr, 16);
-			p->resolved = true;
+		p->addr = r.addr[0];
+		p->hosts_line = r.hosts_line;
+		p->resolved = true;
+		memset(&p->sa, 0, sizeof p->sa);
+		if (p->addr.family == 4) {
+			struct sockaddr_in *s = (struct sockaddr_in *)&p->sa;
+			s->sin_family = AF_INET;
+			s->sin_port = htons((uint16_t)p->port);
+			memcpy(&s->sin_addr, p->addr.b, 4);
+			p->salen = sizeof *s;
+		} else {
+			struct sockaddr_in6 *s = (struct sockaddr_in6 *)&p->sa;
+			s->sin6_family = AF_INET6;
+			s->sin6_port = htons((uint16_t)p->port);
+			memcpy(&s->sin6_addr, p->addr.b, 16);
+			p->salen = sizeof *s;
 		}
-		freeaddrinfo(res);
 	}
 }
 
@@ -117,10 +122,16 @@ void peers_match(peerlist *l, const dif *ifs, size_t n)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		peer *p = &l->v[i];
-		p->local = -1;
+		p->local = p->route = -1;
 		for (size_t k = 0; p->resolved && k < n && p->local < 0; k++)
 			if (ifs[k].addr.family && ifaces_same_subnet(&ifs[k], &p->addr))
 				p->local = (int)k;
+		ipaddr src;
+		if (!p->resolved || !names_route_src(&p->addr, &src))
+			continue;
+		for (size_t k = 0; k < n && p->route < 0; k++)
+			if (ifs[k].addr.family == src.family && memcmp(ifs[k].addr.b, src.b, src.family == 4 ? 4 : 16) == 0)
+				p->route = (int)k;
 	}
 }
 
@@ -190,7 +201,7 @@ static void connect_one(peer *p, int timeout_ms)
 void peers_connect(peerlist *l, int timeout_ms)
 {
 	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].resolved)
+		if (l->v[i].resolved && !l->v[i].no_connect)
 			connect_one(&l->v[i], timeout_ms);
 }
 

@@ -20,7 +20,11 @@ typedef struct peer {
 	struct sockaddr_storage sa;
 	socklen_t salen;
 	char err[160];        /* why resolving or connecting failed */
+	int hosts_line;       /* the /etc/hosts line its address came from, 0 */
 	int local;            /* first local entry on the peer's subnet, -1 */
+	int route;            /* the local entry whose address the kernel sends from to reach it, -1 */
+	bool master;          /* MASTER_ADDR:MASTER_PORT, not a --peer */
+	bool no_connect;      /* resolve it, but there is no port to try */
 	enum peer_conn conn;
 	double ms;            /* connect time */
 } peer;
@@ -36,9 +40,11 @@ int peers_add(peerlist *l, const char *spec, strbuf *err);
 /* Adds the peers of a file: one per line, the first word of each (so
  * MPI/Slurm host files work), '#' comments. Errors as peers_add. */
 int peers_read_file(peerlist *l, const char *path, strbuf *err);
-/* Resolves every peer's host to its first address (getaddrinfo). */
-void peers_resolve(peerlist *l);
-/* Sets each peer's `local`: the first local address whose subnet holds it. */
+/* Resolves every peer's host to its first address through the node's
+ * resolver, or with files_only through the hosts file alone (names.h). */
+void peers_resolve(peerlist *l, const char *hosts, bool files_only);
+/* Sets each peer's `local`, the first local address whose subnet holds
+ * it, and `route`, the local address the kernel would send from. */
 void peers_match(peerlist *l, const dif *ifs, size_t n);
 /* One non-blocking TCP connect per peer, waited for at most timeout_ms. */
 void peers_connect(peerlist *l, int timeout_ms);

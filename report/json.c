@@ -89,7 +89,7 @@ static cJSON *iface_json(const model *m, iface f)
 	return jcstr(intern_str(&m->str, f.name));
 }
 
-int report_json(FILE *out, const model *m, const report_opts *o)
+cJSON *report_json_doc(const model *m, const report_opts *o)
 {
 	cJSON *doc = cJSON_CreateObject();
 	add_str(doc, "tool", "ncclog");
@@ -218,6 +218,12 @@ int report_json(FILE *out, const model *m, const report_opts *o)
 	cJSON *fa = cJSON_AddArrayToObject(doc, "findings");
 	for (size_t i = 0; i < m->fs.n; i++)
 		cJSON_AddItemToArray(fa, finding_json(m, &m->fs.v[i]));
+	return doc;
+}
+
+int report_json(FILE *out, const model *m, const report_opts *o)
+{
+	cJSON *doc = report_json_doc(m, o);
 	char *txt = cJSON_Print(doc);
 	cJSON_Delete(doc);
 	int rc = txt && fputs(txt, out) >= 0 && fputc('\n', out) != EOF ? 0 : -1;

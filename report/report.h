@@ -37,6 +37,9 @@ int report_write(FILE *out, const model *m, const report_opts *o);
 int report_text(FILE *out, const model *m, const report_opts *o);
 int report_json(FILE *out, const model *m, const report_opts *o);
 int report_markdown(FILE *out, const model *m, const report_opts *o);
+/* The JSON document report_json prints, as a new cJSON object the caller
+ * owns (to add members before printing it). */
+struct cJSON *report_json_doc(const model *m, const report_opts *o);
 
 /* One finding, for live mode: the text block of the report, or the JSON
  * object of its "findings" array (a new cJSON item, or NULL without cJSON). */

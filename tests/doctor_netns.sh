@@ -7,57 +7,21 @@
 # usage: doctor_netns.sh NCCLOG          exit 77 (skip) where namespaces are not permitted
 set -u
 bin=$(readlink -f "$1")
-skip() { echo "SKIP: $*"; exit 77; }
-command -v ip >/dev/null || skip "iproute2 ('ip') is not installed (scripts/install-deps.sh installs it)"
-command -v python3 >/dev/null || skip "python3 is needed to read the JSON output"
-
-tag=ncd$$
-mode=${NCCLOG_NETNS_MODE:-}
-if [ -z "$mode" ]; then
-	if ip netns add "$tag-probe" 2>/dev/null; then
-		ip netns del "$tag-probe"
-		mode=netns
-	elif unshare -rn true 2>/dev/null; then
-		# no root: the same test inside an unprivileged user namespace
-		exec unshare -rn env NCCLOG_NETNS_MODE=userns bash "$0" "$@"
-	else
-		skip "network namespaces are not permitted here (needs root, or unprivileged user namespaces)"
-	fi
-fi
+ns_tag=ncd$$
+# shellcheck source=tests/doctor_ns.sh
+. "$(dirname "$0")/doctor_ns.sh"
 
 tmp=$(mktemp -d)
-declare -A nspid
+# the node's files: an empty tree, so that no NCCL installed here changes the
+# prediction (every case is for the latest NCCL unless it names a version)
+root=$tmp/root
+mkdir -p "$root/etc"
 cleanup() {
-	if [ "$mode" = netns ]; then
-		for n in node peer dnode; do ip netns del "$tag-$n" 2>/dev/null; done
-	else
-		for p in "${nspid[@]}"; do kill "$p" 2>/dev/null; done
-	fi
-	[ -n "${listener:-}" ] && kill "$listener" 2>/dev/null
+	ns_cleanup
+	[ -n "${listener:-}" ] && rm -f "$tmp/listening" && wait "$listener"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-# mkns NAME: a new network namespace; inns NAME CMD...: runs CMD in it;
-# nsref NAME: what `ip link ... netns` takes.
-mkns() {
-	if [ "$mode" = netns ]; then
-		ip netns add "$tag-$1" || skip "ip netns add failed"
-	else
-		unshare -n sleep 100000 &
-		nspid[$1]=$!
-		sleep 0.2
-	fi
-	inns "$1" ip link set lo up
-	# no IPv6 autoconfiguration: link-local addresses would join the candidates
-	inns "$1" sh -c 'echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6; echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6' 2>/dev/null
-}
-inns() {
-	local n=$1
-	shift
-	if [ "$mode" = netns ]; then ip netns exec "$tag-$n" "$@"; else nsenter -t "${nspid[$n]}" -n "$@"; fi
-}
-nsref() { if [ "$mode" = netns ]; then echo "$tag-$1"; else echo "${nspid[$1]}"; fi; }
 
 # link NS NAME CIDR PEERNAME [down]: a veth NAME in NS whose other end is in
 # the peer namespace (down: that end stays down, so NAME has no carrier)
@@ -77,13 +41,7 @@ bridge() {
 	inns peer ip link set "$4" up
 	inns "$1" ip link set "$2" up
 }
-wait_carrier() {
-	for _ in $(seq 50); do
-		inns "$1" ip -o link show dev "$2" | grep -q 'LOWER_UP' && return 0
-		sleep 0.1
-	done
-	echo "note: $2 has no carrier after 5 s"
-}
+wait_carrier() { carrier "$1" "$2" || echo "note: $2 has no carrier after 10 s"; }
 
 passed=0
 failed=0
@@ -97,7 +55,7 @@ doctor() {
 	shift
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do vars+=("$1"); shift; done
 	shift
-	inns "$ns" env -i PATH="$PATH" ${NCCLOG_RULES_DIR:+NCCLOG_RULES_DIR=$NCCLOG_RULES_DIR} "${vars[@]}" \
+	inns "$ns" env -i PATH="$PATH" NCCLOG_DOCTOR_ROOT="$root" ${NCCLOG_RULES_DIR:+NCCLOG_RULES_DIR=$NCCLOG_RULES_DIR} "${vars[@]}" \
 		"$bin" doctor --format json --gpus 0 "$@" >"$tmp/out.json" 2>"$tmp/err"
 	rc=$?
 }
@@ -196,14 +154,17 @@ expect "COMM_ID beats NCCL_SOCKET_IFNAME for bootstrap" eth1 virbr0 -- $N NCCL_C
 expect "COMM_ID on no local subnet" - ib0 e:socket-iface-not-found rc=1 -- $N NCCL_COMM_ID=192.168.99.9:5000 --
 
 # peers: one port each, inside the namespaces
+# it listens while $tmp/listening exists: removing the file stops it (the
+# background job is a subshell, whose pid would not reach python)
 inns peer python3 -c '
-import socket, sys, time
+import os, socket, sys, time
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("192.168.77.2", 2222))
 s.listen(8)
 open(sys.argv[1], "w").close()
-time.sleep(120)' "$tmp/listening" &
+while os.path.exists(sys.argv[1]):
+    time.sleep(0.05)' "$tmp/listening" >/dev/null 2>&1 &
 listener=$!
 for _ in $(seq 100); do [ -e "$tmp/listening" ] && break; sleep 0.1; done
 doctor $N -- --peer 192.168.77.2:2222 --connect --timeout 2000
@@ -227,7 +188,8 @@ ids = {(f["id"], f["severity"]) for f in d["findings"]}
 assert ("bootstrap-connect-failed", "error") in ids, ids
 ' "$tmp/out.json"; then ok; else fail "refused / unreachable / timed out: $(head -c 600 "$tmp/out.json")"; fi
 [ "$rc" = 1 ] && ok || fail "unreachable peers: exit $rc, want 1"
-kill "$listener" 2>/dev/null
+rm -f "$tmp/listening"
+wait "$listener"
 listener=
 
 # the node as JSON for --compare, named node-a
@@ -270,7 +232,7 @@ link dnode eth1 192.168.77.5/24 p2-eth1 down
 bridge dnode docker0 172.17.0.1/16 dk1
 wait_carrier dnode docker0
 expect "docker0 up, eth1 without carrier" docker0 docker0 w:socket-iface-virtual rc=0 -- dnode --
-inns dnode env -i PATH="$PATH" "$bin" doctor --gpus 0 --color never >"$tmp/text" 2>&1
+inns dnode env -i PATH="$PATH" NCCLOG_DOCTOR_ROOT="$root" "$bin" doctor --gpus 0 --color never >"$tmp/text" 2>&1
 if grep -q 'warning\[socket-iface-virtual\]: .*NCCL would bootstrap over the virtual interface docker0 (172.17.0.1)' "$tmp/text" &&
 	grep -q 'help: eth1 (192.168.77.5/24) looks routable but has no link (not RUNNING): bring it up, then export NCCL_SOCKET_IFNAME=eth1' "$tmp/text" &&
 	grep -q 'Bootstrap: Using docker0:172.17.0.1<0>' "$tmp/text"; then ok; else fail "docker0 text report: $(cat "$tmp/text")"; fi

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Golden tests over samples/: each samples/NAME folder is analyzed as one job
-and the set of "severity id" lines must equal tests/golden/NAME.ids.
+and the set of "severity id" lines must equal tests/golden/NAME.ids. A folder
+of `ncclog doctor --format json` reports (JSON documents with a "node"
+member) is run through `ncclog doctor --compare` instead.
 
 Also checked: every finding id of the catalog is fired by some sample, and no
 sample named healthy-* has an error finding.
@@ -10,10 +12,24 @@ usage: golden.py NCCLOG SAMPLES_DIR GOLDEN_DIR CATALOG [--update]
 import json, os, subprocess, sys
 
 
+def doctor_reports(files):
+    """True when every file is a doctor report: compared, not analyzed."""
+    for name in files:
+        try:
+            with open(name, "rb") as f:
+                doc = json.loads(f.read())
+        except ValueError:
+            return False
+        if not isinstance(doc, dict) or not isinstance(doc.get("node"), dict):
+            return False
+    return bool(files)
+
+
 def findings(binary, folder):
     files = sorted(os.path.join(folder, f) for f in os.listdir(folder)
                    if os.path.isfile(os.path.join(folder, f)))
-    p = subprocess.run([binary, "analyze", "--format", "json", *files],
+    cmd = ["doctor", "--compare"] if doctor_reports(files) else ["analyze"]
+    p = subprocess.run([binary, *cmd, "--format", "json", *files],
                        capture_output=True, timeout=60)
     if p.returncode not in (0, 1):
         raise RuntimeError(f"exit {p.returncode}: {p.stderr.decode(errors='replace')}")

@@ -69,6 +69,8 @@ with tempfile.TemporaryDirectory() as tmp:
     for name in folders:
         files = sorted(os.path.join(samples, name, f) for f in os.listdir(os.path.join(samples, name))
                        if f.endswith(".log"))
+        if not files:
+            continue  # no logs: doctor reports, which golden.py compares
         want, doc = findings(files)
         if want is None:
             continue

@@ -4,22 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../doctor/doctor.h"
+#include "../../doctor/diagnose.h"
 #include "check.h"
-
-static void put(const char *root, const char *rel, const char *text)
-{
-	char p[4096], cmd[4200];
-	snprintf(p, sizeof p, "%s/%s", root, rel);
-	snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\"", p);
-	if (system(cmd) != 0)
-		return;
-	FILE *f = fopen(p, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
+#include "test_doctor_tree.h"
 
 static bool has(model *m, const char *id, enum severity sev)
 {
@@ -33,16 +20,16 @@ int main(void)
 	char root[] = "/tmp/ncclog-node-XXXXXX";
 	if (!mkdtemp(root))
 		return 1;
-	put(root, "dev/nvidia0", "");
-	put(root, "dev/nvidia1", "");
-	put(root, "dev/nvidiactl", "");
-	put(root, "dev/nvidia-uvm", "");
-	put(root, "ib/mlx5_0/ports/1/state", "4: ACTIVE\n");
-	put(root, "ib/mlx5_0/ports/1/link_layer", "InfiniBand\n");
-	put(root, "ib/mlx5_1/ports/1/state", "4: ACTIVE\n");
-	put(root, "ib/mlx5_1/ports/1/link_layer", "Ethernet\n");
-	put(root, "ib/mlx5_1/ports/2/state", "1: DOWN\n");
-	put(root, "ib/mlx5_1/ports/2/link_layer", "Ethernet\n");
+	tree_put(root, "dev/nvidia0", "");
+	tree_put(root, "dev/nvidia1", "");
+	tree_put(root, "dev/nvidiactl", "");
+	tree_put(root, "dev/nvidia-uvm", "");
+	tree_put(root, "ib/mlx5_0/ports/1/state", "4: ACTIVE\n");
+	tree_put(root, "ib/mlx5_0/ports/1/link_layer", "InfiniBand\n");
+	tree_put(root, "ib/mlx5_1/ports/1/state", "4: ACTIVE\n");
+	tree_put(root, "ib/mlx5_1/ports/1/link_layer", "Ethernet\n");
+	tree_put(root, "ib/mlx5_1/ports/2/state", "1: DOWN\n");
+	tree_put(root, "ib/mlx5_1/ports/2/link_layer", "Ethernet\n");
 	char dev[4200], ib[4200];
 	snprintf(dev, sizeof dev, "%s/dev", root);
 	snprintf(ib, sizeof ib, "%s/ib", root);

@@ -3,7 +3,7 @@
  * then doctor's findings for a node whose only link is docker0. */
 #include <stdlib.h>
 
-#include "../../doctor/doctor.h"
+#include "../../doctor/diagnose.h"
 #include "check.h"
 
 enum { UP = 1, RUN = 2, LOOP = 4 };
