@@ -381,16 +381,18 @@ static const char *const field_names[] = {
 	"retired",	     "timeout_ms",    "is_p2p",	      "thread_id",	"thread_name",
 };
 
-/* Sizes: a list of tensors, each a list of dims, into d->dims. */
+/* Sizes: a list of tensors, each a list of dims, into d->dims. A field
+ * that does not read (or repeats) leaves no tensors behind. */
 static bool read_sizes(reader *r, const pk_value *v, uint32_t *ntensors, size_t *off)
 {
 	frdump *d = r->d;
+	*ntensors = 0;
+	*off = d->ndims;
 	if (!v || (v->kind != PK_LIST && v->kind != PK_TUPLE))
 		return false;
 	size_t n = pk_len(v);
 	if (n > 65536)
 		return false;
-	*off = d->ndims;
 	for (size_t t = 0; t < n; t++) {
 		const pk_value *dims = pk_at(v, t);
 		if (!dims || (dims->kind != PK_LIST && dims->kind != PK_TUPLE) || pk_len(dims) > 64) {
@@ -420,6 +422,7 @@ static bool read_sizes(reader *r, const pk_value *v, uint32_t *ntensors, size_t 
 static bool read_dtypes(reader *r, const pk_value *v, uint32_t *n, size_t *off)
 {
 	frdump *d = r->d;
+	*n = 0;
 	*off = d->ndtypes;
 	if (is_str(v)) {
 		grow(&d->dtypes, &r->dtypes_cap, d->ndtypes, sizeof *d->dtypes);
@@ -494,6 +497,7 @@ static bool read_frames(reader *r, const pk_value *v, fr_entry *e)
 		return false;
 	size_t n = pk_len(v);
 	e->frame0 = d->nframe_idx;
+	e->nframes = e->frames_dropped = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (e->nframes >= FRDUMP_MAX_FRAMES) {
 			e->frames_dropped = (uint32_t)(n - i);

@@ -610,6 +610,18 @@ def odd(out):
         f.write(pickle.dumps({"model": "gpt", "step": 3}, protocol=2))
     with open(os.path.join(out, "log.json"), "w") as f:
         f.write('{"version": "1.0", "level": "info", "msg": "step 3"}\n')
+    # keys repeated inside one dict, as only a raw pickle can hold them: the
+    # last one counts, a bad last one leaves the field empty
+    def u(x):
+        b = x.encode()
+        return b"X" + struct.pack("<I", len(b)) + b
+    frame = lambda n: b"}(" + u("name") + u(n) + u("filename") + u("f.py") + u("line") + b"K\x01u"
+    ent = (b"}(" + u("input_dtypes") + b"](" + u("Float") + b"e" + u("input_dtypes") + b"](K\x05e" +
+           u("frames") + b"](" + frame("a") + frame("b") + b"e" + u("frames") + b"](" + frame("c") + b"e" +
+           u("input_sizes") + b"](](K\x04ee" + u("input_sizes") + b"K\x07" + u("profiling_name") +
+           u("nccl:all_reduce") + b"u")
+    with open(os.path.join(out, "repeated_rank_2"), "wb") as f:
+        f.write(b"\x80\x02}(" + u("version") + u("2.8") + u("entries") + b"](" + ent + b"eu.")
     with open(os.path.join(out, "bad.json"), "w") as f:
         f.write('{"pg_config": {"0": {"name": "0", "ranks": "[0, 1]"}}, "entries": [{"record_id": 1,}]}')
 

@@ -237,6 +237,14 @@ static void odd_dumps(checks *c)
 	      d.first_bad);
 	CHECK(c, d.status[0].last_enqueued == 3, "pg_status in strings");
 	frdump_free(&d);
+	CHECK(c, load("odd", "repeated_rank_2", &d, &e) == 0 && d.nentries == 1, "repeated keys: %s", e.msg);
+	if (d.nentries == 1) {
+		const fr_entry *x = &d.entries[0];
+		CHECK(c, x->n_in_dtypes == 0 && x->n_in == 0, "a bad repeat leaves dtypes and sizes empty");
+		CHECK(c, x->nframes == 1 && !strcmp(d.frames[d.frame_idx[x->frame0]].name, "c"), "the last frames count");
+		CHECK(c, d.bad_fields == 2, "two bad fields: %zu", d.bad_fields);
+	}
+	frdump_free(&d);
 	CHECK(c, load("odd", "nccl_trace_rank_3.gz", &d, &e) == 0 && d.nentries == 1, "gzip: %s", e.msg);
 	frdump_free(&d);
 	CHECK(c, load("odd", "list.pkl", &d, &e) < 0 && strstr(e.msg, "not a Flight Recorder dump"), "a list: %s",
