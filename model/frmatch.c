@@ -244,7 +244,7 @@ static uint64_t sizes_hash(const frdump *d, const fr_entry *e, bool out, uint64_
 	if (end > d->ndims)
 		end = d->ndims;
 	h = fnv(&nt, sizeof nt, h);
-	return fnv(d->dims + off, (end - off) * sizeof *d->dims, h);
+	return end > off ? fnv(d->dims + off, (end - off) * sizeof *d->dims, h) : h;
 }
 
 /* The set of dtypes, not the list: fr_trace compares sets. */
@@ -727,10 +727,11 @@ int frmatch_add(frmatch *m, const frdump *d, const char *file, strbuf *err)
 	local *loc = xcalloc(lcap, sizeof *loc);
 	for (size_t i = 0; i < d->npgs; i++) {
 		const fr_pg *p = &d->pgs[i];
-		int64_t *sorted = p->nranks ? xmalloc(p->nranks * sizeof *sorted) : NULL;
-		if (p->nranks)
+		int64_t *sorted = xmalloc((p->nranks + 1) * sizeof *sorted);
+		if (p->nranks) {
 			memcpy(sorted, p->ranks, p->nranks * sizeof *sorted);
-		qsort(sorted, p->nranks, sizeof *sorted, cmp_i64);
+			qsort(sorted, p->nranks, sizeof *sorted, cmp_i64);
+		}
 		size_t k = 0;
 		for (size_t j = 0; j < p->nranks; j++)
 			if (!k || sorted[j] != sorted[k - 1])
