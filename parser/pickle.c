@@ -479,9 +479,11 @@ static int memo_put(dec *d, uint64_t idx)
 {
 	if (d->sn == seg(d))
 		return fail(d, PK_E_STACK, "finds no value to memoize");
-	if (idx > d->doc->lim.max_memo)
-		return fail(d, PK_E_MEMO, "stores memo index %llu, beyond the limit of %zu", (unsigned long long)idx,
-			    d->doc->lim.max_memo);
+	/* picklers number the memo densely from 0; an index far beyond the
+	 * values made so far would only make a tiny input cost a big table */
+	if (idx > d->doc->lim.max_memo || idx > 2 * (uint64_t)d->doc->values + 1024)
+		return fail(d, PK_E_MEMO, "stores memo index %llu, beyond the %zu values made", (unsigned long long)idx,
+			    d->doc->values);
 	if (idx >= d->memocap) {
 		size_t cap = d->memocap ? d->memocap : 64;
 		while (cap <= idx)
