@@ -20,10 +20,11 @@ static void must(bool ok)
 		__builtin_trap();
 }
 
-/* Walks the tree (the decoder promised it unfolds to at most max values). */
+/* Walks the tree (the decoder promised it unfolds to at most max values,
+ * containers nested at most PICKLE_MAX_DEPTH deep; depth counts them). */
 static uint64_t walk(const pk_value *v, const uint8_t *buf, size_t n, int depth, uint64_t *budget)
 {
-	must(depth <= PICKLE_MAX_DEPTH && *budget > 0);
+	must(*budget > 0);
 	(*budget)--;
 	switch (v->kind) {
 	case PK_STR:
@@ -35,6 +36,7 @@ static uint64_t walk(const pk_value *v, const uint8_t *buf, size_t n, int depth,
 	case PK_DICT:
 	case PK_SET:
 	case PK_FROZENSET: {
+		must(depth <= PICKLE_MAX_DEPTH);
 		must(v->kind != PK_DICT || v->u.c.n % 2 == 0);
 		must(v->u.c.n <= v->u.c.cap || v->u.c.n == 0);
 		uint64_t w = 1;

@@ -155,6 +155,44 @@ struct pk_block {
 	pk_value v[];
 };
 
+/* Item arrays come from chunks, not malloc: a dump has a container per
+ * few values. An array that grows moves to a new place in the chunks. */
+struct pk_chunk {
+	pk_chunk *next;
+	size_t used, cap; /* in items */
+	pk_value *slot[];
+};
+
+static bool charge(pickle_doc *doc, size_t n);
+
+static pk_value **items_alloc(pickle_doc *doc, size_t n)
+{
+	pk_chunk *c = doc->chunks;
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > 8192 ? n : 8192;
+		size_t bytes = sizeof(pk_chunk) + cap * sizeof(pk_value *);
+		if (!charge(doc, bytes))
+			return NULL;
+		c = malloc(bytes);
+		if (!c)
+			return NULL;
+		c->used = 0;
+		c->cap = cap;
+		/* a big array gets a chunk of its own behind the current one, so
+		 * the current one's free room is not lost */
+		if (doc->chunks && n > 8192) {
+			c->next = doc->chunks->next;
+			doc->chunks->next = c;
+		} else {
+			c->next = doc->chunks;
+			doc->chunks = c;
+		}
+	}
+	pk_value **p = c->slot + c->used;
+	c->used += n;
+	return p;
+}
+
 static bool is_container(int k)
 {
 	return k >= PK_LIST;
@@ -182,54 +220,101 @@ static bool charge(pickle_doc *doc, size_t n)
 	return true;
 }
 
-pk_value *pickle_new(pickle_doc *doc, pk_kind k, uint64_t off)
+/* A new block of values; false at a limit. */
+static bool block_new(pickle_doc *doc)
+{
+	pk_block *b = doc->blocks;
+	/* small pickles stay small; big ones get big blocks */
+	size_t cap = b ? b->cap * 2 : 64;
+	if (cap > 8192)
+		cap = 8192;
+	size_t bytes = sizeof(pk_block) + cap * sizeof(pk_value);
+	if (!charge(doc, bytes))
+		return false;
+	pk_block *nb = malloc(bytes);
+	if (!nb)
+		return false;
+	nb->next = b;
+	nb->n = 0;
+	nb->cap = cap;
+	doc->blocks = nb;
+	return true;
+}
+
+static bool meta_grow(pickle_doc *doc)
+{
+	size_t cap = doc->metacap ? doc->metacap * 2 : 256;
+	while (cap <= doc->containers)
+		cap *= 2;
+	if (!charge(doc, (cap - doc->metacap) * (sizeof *doc->weight + sizeof *doc->depth)))
+		return false;
+	uint64_t *w = realloc(doc->weight, cap * sizeof *w);
+	if (w)
+		doc->weight = w;
+	uint16_t *dp = realloc(doc->depth, cap * sizeof *dp);
+	if (dp)
+		doc->depth = dp;
+	if (!w || !dp)
+		return false;
+	doc->metacap = cap;
+	return true;
+}
+
+/* The common path of pickle_new, inlined into the opcodes. */
+static inline pk_value *value_new(pickle_doc *doc, pk_kind k, uint64_t off)
 {
 	if (doc->values >= doc->lim.max_values)
 		return NULL;
 	pk_block *b = doc->blocks;
-	if (!b || b->n == b->cap) {
-		/* small pickles stay small; big ones get big blocks */
-		size_t cap = b ? b->cap * 2 : 64;
-		if (cap > 8192)
-			cap = 8192;
-		size_t bytes = sizeof(pk_block) + cap * sizeof(pk_value);
-		if (!charge(doc, bytes))
+	if (__builtin_expect(!b || b->n == b->cap, 0)) {
+		if (!block_new(doc))
 			return NULL;
-		pk_block *nb = malloc(bytes);
-		if (!nb)
-			return NULL;
-		nb->next = b;
-		nb->n = 0;
-		nb->cap = cap;
-		doc->blocks = b = nb;
+		b = doc->blocks;
 	}
+	if (is_container(k) && __builtin_expect(doc->containers >= doc->metacap, 0) && !meta_grow(doc))
+		return NULL;
 	pk_value *v = &b->v[b->n++];
-	memset(v, 0, sizeof *v);
-	v->kind = (uint8_t)k;
-	v->off = off;
-	if (is_container(k))
+	*v = (pk_value){ .off = off, .kind = (uint8_t)k };
+	if (is_container(k)) {
 		v->cid = (uint32_t)doc->containers++;
+		doc->weight[v->cid] = 1;
+		doc->depth[v->cid] = 1;
+	}
 	doc->values++;
 	return v;
 }
 
-static bool reserve(pickle_doc *doc, pk_value *c, size_t extra)
+pk_value *pickle_new(pickle_doc *doc, pk_kind k, uint64_t off)
+{
+	return value_new(doc, k, off);
+}
+
+static bool reserve_slow(pickle_doc *doc, pk_value *c, size_t extra);
+
+static inline bool reserve(pickle_doc *doc, pk_value *c, size_t extra)
+{
+	size_t need = (size_t)c->u.c.n + extra;
+	if (__builtin_expect(need <= c->u.c.cap, 1))
+		return true;
+	return reserve_slow(doc, c, extra);
+}
+
+static bool reserve_slow(pickle_doc *doc, pk_value *c, size_t extra)
 {
 	size_t need = (size_t)c->u.c.n + extra;
 	if (need > doc->lim.max_items)
 		return false;
-	if (need <= c->u.c.cap)
-		return true;
-	size_t cap = c->u.c.cap ? (size_t)c->u.c.cap * 2 : 4;
+	/* the first batch (APPENDS into an empty list) gets its exact size */
+	size_t cap = c->u.c.cap ? (size_t)c->u.c.cap * 2 : extra > 1 ? need : 4;
 	while (cap < need)
 		cap *= 2;
 	if (cap > doc->lim.max_items)
 		cap = doc->lim.max_items;
-	if (!charge(doc, (cap - c->u.c.cap) * sizeof(pk_value *)))
-		return false;
-	pk_value **items = realloc(c->u.c.items, cap * sizeof *items);
+	pk_value **items = items_alloc(doc, cap);
 	if (!items)
 		return false;
+	if (c->u.c.n)
+		memcpy(items, c->u.c.items, c->u.c.n * sizeof *items);
 	c->u.c.items = items;
 	c->u.c.cap = (uint32_t)cap;
 	return true;
@@ -247,11 +332,14 @@ void pickle_free(pickle_doc *doc)
 {
 	for (pk_block *b = doc->blocks, *next; b; b = next) {
 		next = b->next;
-		for (size_t i = 0; i < b->n; i++)
-			if (is_container(b->v[i].kind))
-				free(b->v[i].u.c.items);
 		free(b);
 	}
+	for (pk_chunk *c = doc->chunks, *next; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(doc->weight);
+	free(doc->depth);
 	pickle_limits lim = doc->lim;
 	*doc = (pickle_doc){ 0 };
 	doc->lim = lim;
@@ -360,7 +448,7 @@ static int truncated(dec *d)
 	return fail(d, PK_E_TRUNCATED, "is cut short: the input ends inside its operand");
 }
 
-static uint64_t le(const unsigned char *p, int n)
+static inline uint64_t le(const unsigned char *p, int n)
 {
 	uint64_t v = 0;
 	for (int i = n - 1; i >= 0; i--)
@@ -374,31 +462,36 @@ static size_t seg(const dec *d)
 	return d->mn ? d->marks[d->mn - 1] : 0;
 }
 
-static int push(dec *d, pk_value *v)
+static int stack_grow(dec *d)
 {
-	if (d->sn == d->scap) {
-		size_t cap = d->scap ? d->scap * 2 : 64;
-		if (!charge(d->doc, (cap - d->scap) * sizeof(pk_value *)))
-			return fail_limit(d);
-		pk_value **s = realloc(d->stack, cap * sizeof *s);
-		if (!s)
-			return fail_limit(d);
-		d->stack = s;
-		d->scap = cap;
-	}
+	size_t cap = d->scap ? d->scap * 2 : 64;
+	if (!charge(d->doc, (cap - d->scap) * sizeof(pk_value *)))
+		return fail_limit(d);
+	pk_value **s = realloc(d->stack, cap * sizeof *s);
+	if (!s)
+		return fail_limit(d);
+	d->stack = s;
+	d->scap = cap;
+	return 0;
+}
+
+static inline int push(dec *d, pk_value *v)
+{
+	if (__builtin_expect(d->sn == d->scap, 0) && stack_grow(d) < 0)
+		return -1;
 	d->stack[d->sn++] = v;
 	return 0;
 }
 
-static pk_value *make(dec *d, pk_kind k)
+static inline pk_value *make(dec *d, pk_kind k)
 {
-	pk_value *v = pickle_new(d->doc, k, d->op_off);
+	pk_value *v = value_new(d->doc, k, d->op_off);
 	if (!v)
 		fail_limit(d);
 	return v;
 }
 
-static int push_new(dec *d, pk_kind k, pk_value **out)
+static inline int push_new(dec *d, pk_kind k, pk_value **out)
 {
 	pk_value *v = make(d, k);
 	if (!v)
@@ -412,6 +505,46 @@ static int pop_mark(dec *d, size_t *from)
 	if (!d->mn)
 		return fail(d, PK_E_STACK, "needs a MARK and there is none");
 	*from = d->marks[--d->mn];
+	return 0;
+}
+
+static inline void seal(pk_value *v)
+{
+	if (is_container(v->kind))
+		v->sealed = 1;
+}
+
+/* Accounts n items just put into p: its unfolded size and depth grow with
+ * theirs, so that a pickle whose containers are all filled before they are
+ * placed or shared (every pickler's) needs no second pass. A change to a
+ * container already placed or shared leaves the question to settle(). */
+static int absorb(dec *d, pk_value *p, pk_value *const *items, size_t n)
+{
+	pickle_doc *doc = d->doc;
+	if (p->sealed)
+		doc->dirty = true;
+	if (doc->dirty)
+		return 0;
+	uint64_t w = doc->weight[p->cid];
+	unsigned dep = doc->depth[p->cid];
+	for (size_t i = 0; i < n; i++) {
+		pk_value *c = items[i];
+		if (!is_container(c->kind)) {
+			w++;
+			continue;
+		}
+		c->sealed = 1;
+		w += doc->weight[c->cid];
+		if (doc->depth[c->cid] + 1u > dep)
+			dep = doc->depth[c->cid] + 1u;
+	}
+	if (dep > doc->lim.max_depth)
+		return fail(d, PK_E_DEPTH, "nests containers more than %zu deep", doc->lim.max_depth);
+	if (w > doc->lim.max_expanded)
+		return fail(d, PK_E_EXPANSION, "makes a %s that unfolds, through shared references, to more than %llu "
+				      "values", pk_kind_name(p->kind), (unsigned long long)doc->lim.max_expanded);
+	doc->weight[p->cid] = w;
+	doc->depth[p->cid] = (uint16_t)dep;
 	return 0;
 }
 
@@ -434,6 +567,8 @@ static int from_mark(dec *d, pk_kind k)
 		memcpy(c->u.c.items, d->stack + from, n * sizeof *c->u.c.items);
 	c->u.c.n = (uint32_t)n;
 	d->sn = from;
+	if (n && absorb(d, c, c->u.c.items, n) < 0)
+		return -1;
 	return push(d, c);
 }
 
@@ -459,7 +594,7 @@ static int extend_from_mark(dec *d, pk_kind want)
 		memcpy(c->u.c.items + c->u.c.n, d->stack + from, n * sizeof *c->u.c.items);
 	c->u.c.n += (uint32_t)n;
 	d->sn = from;
-	return 0;
+	return n ? absorb(d, c, c->u.c.items + c->u.c.n - n, n) : (c->sealed ? (d->doc->dirty = true, 0) : 0);
 }
 
 static int tuple_n(dec *d, size_t n)
@@ -472,6 +607,8 @@ static int tuple_n(dec *d, size_t n)
 	memcpy(t->u.c.items, d->stack + d->sn - n, n * sizeof *t->u.c.items);
 	t->u.c.n = (uint32_t)n;
 	d->sn -= n;
+	if (absorb(d, t, t->u.c.items, n) < 0)
+		return -1;
 	return push(d, t);
 }
 
@@ -503,10 +640,11 @@ static int memo_put(dec *d, uint64_t idx)
 	return 0;
 }
 
-static int memo_get(dec *d, uint64_t idx)
+static inline int memo_get(dec *d, uint64_t idx)
 {
 	if (idx >= d->memocap || !d->memo[idx])
 		return fail(d, PK_E_MEMO, "reads memo index %llu, which was never stored", (unsigned long long)idx);
+	seal(d->memo[idx]); /* now it can be reached twice */
 	return push(d, d->memo[idx]);
 }
 
@@ -547,7 +685,7 @@ static int text_int(dec *d, bool allow_l, int64_t *out)
 	return 0;
 }
 
-static int push_int(dec *d, int64_t i)
+static inline int push_int(dec *d, int64_t i)
 {
 	pk_value *v;
 	if (push_new(d, PK_INT, &v) < 0)
@@ -571,7 +709,8 @@ static int push_long(dec *d, size_t n)
 		if (b[i] != (neg ? 0xff : 0x00))
 			return fail(d, PK_E_VALUE, "has an integer that does not fit 64 bits");
 	size_t k = n < 8 ? n : 8;
-	uint64_t u = le(b, (int)k);
+	/* 8 bytes is what PyTorch writes for every int beyond 32 bits */
+	uint64_t u = k == 8 ? le(b, 8) : le(b, (int)k);
 	if (k < 8 && neg)
 		u |= ~(uint64_t)0 << (8 * k);
 	if (n > 8 && ((u >> 63) != 0) != neg)
@@ -631,14 +770,6 @@ static int step(dec *d)
 	d->op_off = (uint64_t)(d->p - d->base);
 	int op = *d->p++;
 	d->op = op;
-	switch (ops[op].cls) {
-	case OP_FORBIDDEN:
-		return forbidden(d);
-	case OP_UNSUPPORTED:
-		return fail(d, PK_E_UNSUPPORTED, "is not read by this data-only decoder");
-	case OP_UNKNOWN:
-		return fail(d, PK_E_UNKNOWN, "%s", "");
-	}
 	pk_value *v;
 	size_t from = 0;
 	int64_t i64 = 0;
@@ -694,6 +825,7 @@ static int step(dec *d)
 	case OP_DUP:
 		if (d->sn == seg(d))
 			return fail(d, PK_E_STACK, "finds no value to copy");
+		seal(d->stack[d->sn - 1]);
 		return push(d, d->stack[d->sn - 1]);
 	case OP_NONE:
 		return push_new(d, PK_NONE, &v);
@@ -826,7 +958,7 @@ static int step(dec *d)
 									 d->doc->lim.max_items)
 								 : fail_limit(d);
 		d->sn--;
-		return 0;
+		return absorb(d, v, v->u.c.items + v->u.c.n - 1, 1);
 	case OP_APPENDS:
 		return extend_from_mark(d, PK_LIST);
 	case OP_SETITEM:
@@ -842,7 +974,7 @@ static int step(dec *d)
 		v->u.c.items[v->u.c.n++] = d->stack[d->sn - 2];
 		v->u.c.items[v->u.c.n++] = d->stack[d->sn - 1];
 		d->sn -= 2;
-		return 0;
+		return absorb(d, v, v->u.c.items + v->u.c.n - 2, 2);
 	case OP_SETITEMS:
 		return extend_from_mark(d, PK_DICT);
 	case OP_ADDITEMS:
@@ -879,6 +1011,13 @@ static int step(dec *d)
 		if (i64 < 0)
 			return fail(d, PK_E_MEMO, "reads a negative memo index");
 		return memo_get(d, (uint64_t)i64);
+	}
+	/* every DATA opcode has its case above */
+	switch (ops[op].cls) {
+	case OP_FORBIDDEN:
+		return forbidden(d);
+	case OP_UNSUPPORTED:
+		return fail(d, PK_E_UNSUPPORTED, "is not read by this data-only decoder");
 	}
 	return fail(d, PK_E_UNKNOWN, "%s", "");
 }
@@ -1012,12 +1151,19 @@ int pickle_decode(const unsigned char *buf, size_t n, const pickle_limits *lim, 
 	}
 	if (rc > 0) {
 		doc->used = (size_t)(d.p - buf);
-		rc = settle(&d);
+		rc = doc->dirty ? settle(&d) : 0;
 	}
 	free(d.stack);
 	free(d.marks);
 	free(d.memo);
 	doc->memory -= d.scap * sizeof(pk_value *) + d.mcap * sizeof(size_t) + d.memocap * sizeof(pk_value *);
+	/* the per-container accounts served the decode only */
+	free(doc->weight);
+	free(doc->depth);
+	doc->memory -= doc->metacap * (sizeof *doc->weight + sizeof *doc->depth);
+	doc->weight = NULL;
+	doc->depth = NULL;
+	doc->metacap = 0;
 	if (rc < 0) {
 		pickle_free(doc);
 		return -1;

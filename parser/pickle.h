@@ -55,8 +55,9 @@ typedef struct pk_value pk_value;
 struct pk_value {
 	uint64_t off; /* byte offset of the opcode that made the value */
 	uint8_t kind; /* pk_kind */
-	uint8_t seen; /* private: state of the check that follows STOP */
-	uint32_t cid; /* private: index of a container, for that check */
+	uint8_t seen;   /* private: state of the check that follows STOP */
+	uint8_t sealed; /* private: inside another container, or reached twice */
+	uint32_t cid;   /* private: index of a container */
 	union {
 		bool b;
 		int64_t i;
@@ -101,6 +102,7 @@ typedef struct pickle_error {
 } pickle_error;
 
 typedef struct pk_block pk_block;
+typedef struct pk_chunk pk_chunk;
 
 /* One decoded pickle: its root value and the arena that holds every value. */
 typedef struct pickle_doc {
@@ -110,8 +112,13 @@ typedef struct pickle_doc {
 	size_t values; /* values made */
 	int protocol;  /* the PROTO operand, 0 or 1 when there was none */
 	/* private */
-	pk_block *blocks;
+	pk_block *blocks;  /* values */
+	pk_chunk *chunks; /* the item arrays of containers */
 	size_t containers;
+	uint64_t *weight; /* per container: values of its unfolded tree */
+	uint16_t *depth;  /* per container: levels, itself included */
+	size_t metacap;
+	bool dirty; /* a container changed after it was sealed: check it all after STOP */
 	pickle_limits lim;
 } pickle_doc;
 

@@ -96,6 +96,34 @@ static void data_opcodes(checks *c)
 	pickle_free(&doc);
 }
 
+/* A list placed in another 4 times, then filled: only the pass after STOP
+ * can see that it unfolds to 1 + 4 * 11 values. */
+static void filled_late(checks *c)
+{
+	static const unsigned char head[] = { 0x80, 2, ']', 'q', 0, ']', '(', 'h', 0, 'h', 0, 'h', 0,
+					      'h',  0, 'e', 'h', 0,   '(' };
+	unsigned char b[64];
+	size_t k = sizeof head;
+	memcpy(b, head, sizeof head);
+	for (int i = 0; i < 10; i++) {
+		b[k++] = 'K';
+		b[k++] = 1;
+	}
+	b[k++] = 'e';
+	b[k++] = '0';
+	b[k++] = '.';
+	pickle_limits l = pickle_limits_default();
+	pickle_doc doc;
+	pickle_error e;
+	l.max_expanded = 44;
+	CHECK(c, pickle_decode(b, k, &l, &doc, &e) < 0 && e.status == PK_E_EXPANSION, "filled late: %s", e.msg);
+	pickle_free(&doc);
+	l.max_expanded = 45;
+	CHECK(c, pickle_decode(b, k, &l, &doc, &e) == 0 && pk_len(doc.root) == 4 && pk_len(pk_at(doc.root, 0)) == 10,
+	      "filled late, at the limit: %s", e.msg);
+	pickle_free(&doc);
+}
+
 static void limits(checks *c)
 {
 	pickle_doc doc;
@@ -148,6 +176,11 @@ static void limits(checks *c)
 	pickle_free(&doc);
 	CHECK(c, pickle_decode(P("\x80\x02]]]]K\x01" "aaaa."), &l, &doc, &e) < 0 && e.status == PK_E_DEPTH,
 	      "depth 4: %s", e.msg);
+	pickle_free(&doc);
+	CHECK(c, pickle_decode(P("\x80\x02K\x01\x85\x85\x85."), &l, &doc, &e) == 0, "3 tuples deep: %s", e.msg);
+	pickle_free(&doc);
+	CHECK(c, pickle_decode(P("\x80\x02K\x01\x85\x85\x85\x85."), &l, &doc, &e) < 0 && e.status == PK_E_DEPTH,
+	      "4 tuples deep: %s", e.msg);
 	pickle_free(&doc);
 	/* depth through a shared container counts once per path */
 	CHECK(c, pickle_decode(P("\x80\x02]]q\x00]K\x01" "aaah\x00" "a."), &l, &doc, &e) == 0, "shared at depth 3: %s",
@@ -265,6 +298,7 @@ int main(int argc, char **argv)
 	}
 	data_opcodes(c);
 	limits(c);
+	filled_late(c);
 	names(c);
 	hostile(c, argv[1]);
 	generated(c, argv[1]);
