@@ -78,6 +78,9 @@ struct frmatch {
 	size_t nranks;
 	intern texts;
 	size_t text_bytes, texts_dropped;
+	uint64_t *tkey; /* signature -> text, so that a text is printed once */
+	int *tid;
+	size_t tcap, tn;
 	size_t nslots, dropped, pgs_dropped;
 	int64_t latest_ns;
 	char version[16];
@@ -235,6 +238,12 @@ static const char *const gather_ops[] = { "all_gather", "_all_gather_base", "all
 static const char *const scatter_ops[] = { "reduce_scatter", "_reduce_scatter_base", "reduce_scatter_base",
 					   "reduce_scatter_tensor_coalesced", NULL };
 
+static uint64_t mix(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
+}
+
 static uint64_t sizes_hash(const frdump *d, const fr_entry *e, bool out, uint64_t h)
 {
 	size_t off = out ? e->out : e->in, nt = out ? e->n_out : e->n_in;
@@ -243,12 +252,34 @@ static uint64_t sizes_hash(const frdump *d, const fr_entry *e, bool out, uint64_
 		end += 1 + (size_t)d->dims[end];
 	if (end > d->ndims)
 		end = d->ndims;
-	h = fnv(&nt, sizeof nt, h);
-	return end > off ? fnv(d->dims + off, (end - off) * sizeof *d->dims, h) : h;
+	h = mix(h, nt);
+	for (size_t i = off; i < end; i++)
+		h = mix(h, (uint64_t)d->dims[i]);
+	return h;
+}
+
+/* The hash of a dtype name, cached by pointer for the dump being added
+ * (its strings are pooled); NULL cache: no caching. */
+#define DTCACHE 16
+typedef struct dtcache {
+	const char *s;
+	uint64_t h;
+} dtcache;
+
+static uint64_t dtype_h(dtcache *c, const char *s)
+{
+	if (!c)
+		return fnv_str(s, 99);
+	dtcache *e = &c[((uintptr_t)s >> 3) & (DTCACHE - 1)];
+	if (e->s != s) {
+		e->s = s;
+		e->h = fnv_str(s, 99);
+	}
+	return e->h;
 }
 
 /* The set of dtypes, not the list: fr_trace compares sets. */
-static uint64_t dtypes_hash(const frdump *d, size_t off, uint32_t n, uint64_t h)
+static uint64_t dtypes_hash(const frdump *d, size_t off, uint32_t n, uint64_t h, dtcache *c)
 {
 	uint64_t sum = 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -256,9 +287,9 @@ static uint64_t dtypes_hash(const frdump *d, size_t off, uint32_t n, uint64_t h)
 		for (uint32_t k = 0; k < i; k++)
 			dup |= d->dtypes[off + k] == d->dtypes[off + i];
 		if (!dup)
-			sum += fnv_str(d->dtypes[off + i], 99);
+			sum += dtype_h(c, d->dtypes[off + i]);
 	}
-	return fnv(&sum, sizeof sum, h);
+	return mix(h, sum);
 }
 
 static bool has_dims(const frdump *d, size_t off, uint32_t nt)
@@ -355,6 +386,33 @@ static void sig_from_text(const frmatch *m, int id, frm_sig *s)
 
 /* ---- one rank's collectives, grouped by seq ---- */
 
+/* What an op name means for matching, cached per profiling name of the
+ * dump being added (its strings are pooled: one pointer per name). */
+enum { OPC_A2A = 1, OPC_SCATTER = 2, OPC_GATHER = 4, OPC_BCAST = 8, OPC_ALLGATHER = 16, OPC_REDSCATTER = 32 };
+#define OPCACHE 64
+
+typedef struct opinfo {
+	const char *pn; /* profiling name */
+	const char *op;
+	uint64_t h;
+	uint8_t cls;
+} opinfo;
+
+static const opinfo *op_info(opinfo *cache, const char *pn)
+{
+	opinfo *o = &cache[((uintptr_t)pn >> 3) & (OPCACHE - 1)];
+	if (o->pn != pn) {
+		o->pn = pn;
+		o->op = fr_op_name(pn);
+		o->h = fnv_str(o->op, 1469598103934665603ull);
+		o->cls = (op_in(o->op, alltoall_ops) ? OPC_A2A : 0) | (!strcmp(o->op, "scatter") ? OPC_SCATTER : 0) |
+			 (!strcmp(o->op, "gather") ? OPC_GATHER : 0) |
+			 (!strcmp(o->op, "broadcast") || !strcmp(o->op, "_broadcast_oop") ? OPC_BCAST : 0) |
+			 (op_in(o->op, gather_ops) ? OPC_ALLGATHER : 0) | (op_in(o->op, scatter_ops) ? OPC_REDSCATTER : 0);
+	}
+	return o;
+}
+
 /* The collective entries of one rank under one seq: one, or several when
  * coalesced (their ops and sizes hashed in order). */
 
@@ -364,6 +422,7 @@ typedef struct batch {
 	int64_t in_numel, out_numel, created;
 	uint32_t n;
 	bool all_done, any_started, alltoall;
+	uint8_t cls; /* of the first entry's op */
 	const fr_entry *first;
 } batch;
 
@@ -447,6 +506,52 @@ static void ring_raise(frmatch *m, pg *g, int64_t lo)
 	g->lo = lo;
 }
 
+/* The text of the signature of a batch, made once per distinct one. */
+static int batch_text(frmatch *m, const frdump *d, const batch *o)
+{
+	const fr_entry *e = o->first;
+	uint64_t k = mix(mix(fnv_str(e->profiling_name, 5), sizes_hash(d, e, false, 1)), sizes_hash(d, e, true, 2));
+	for (uint32_t i = 0; i < e->n_in_dtypes; i++)
+		k = mix(k, fnv_str(d->dtypes[e->in_dtypes + i], 3));
+	for (uint32_t i = 0; i < e->n_out_dtypes; i++)
+		k = mix(k, fnv_str(d->dtypes[e->out_dtypes + i], 4));
+	k = mix(k, o->n) | 1; /* 0 marks a free slot */
+	if (m->tn * 2 >= m->tcap) {
+		size_t cap = m->tcap ? m->tcap * 2 : 256;
+		uint64_t *keys = xcalloc(cap, sizeof *keys);
+		int *ids = xmalloc(cap * sizeof *ids);
+		for (size_t i = 0; i < m->tcap; i++)
+			if (m->tkey[i]) {
+				size_t j = m->tkey[i] & (cap - 1);
+				while (keys[j])
+					j = (j + 1) & (cap - 1);
+				keys[j] = m->tkey[i];
+				ids[j] = m->tid[i];
+			}
+		free(m->tkey);
+		free(m->tid);
+		m->tkey = keys;
+		m->tid = ids;
+		m->tcap = cap;
+	}
+	size_t j = k & (m->tcap - 1);
+	while (m->tkey[j]) {
+		if (m->tkey[j] == k)
+			return m->tid[j];
+		j = (j + 1) & (m->tcap - 1);
+	}
+	frm_sig sig;
+	sig_of(d, e, &sig);
+	sig.ops = o->n;
+	int id = text_of(m, &sig);
+	if (id >= 0) {
+		m->tkey[j] = k;
+		m->tid[j] = id;
+		m->tn++;
+	}
+	return id;
+}
+
 static void slot_add(frmatch *m, pg *g, const batch *o, const frdump *d, int64_t rank)
 {
 	int64_t s = o->seq;
@@ -469,14 +574,13 @@ static void slot_add(frmatch *m, pg *g, const batch *o, const frdump *d, int64_t
 	ring_grow(g, (size_t)(g->hi - g->lo + 1));
 	slot *sl = &g->ring[(size_t)s & (g->rcap - 1)];
 	bool numel_bad = false;
-	if (o->n == 1 && g->listed) {
-		const char *op = fr_op_name(o->first->profiling_name);
+	if (o->n == 1 && g->listed && (o->cls & (OPC_ALLGATHER | OPC_REDSCATTER))) {
 		int64_t in0 = first_numel(d, o->first->in, o->first->n_in);
 		int64_t out0 = first_numel(d, o->first->out, o->first->n_out);
 		int64_t n = (int64_t)g->n;
-		if (op_in(op, gather_ops) && in0 && out0 && in0 <= INT64_MAX / n && out0 != in0 * n)
+		if ((o->cls & OPC_ALLGATHER) && in0 && out0 && in0 <= INT64_MAX / n && out0 != in0 * n)
 			numel_bad = true;
-		if (op_in(op, scatter_ops) && in0 && out0 && out0 <= INT64_MAX / n && in0 != out0 * n)
+		if ((o->cls & OPC_REDSCATTER) && in0 && out0 && out0 <= INT64_MAX / n && in0 != out0 * n)
 			numel_bad = true;
 	}
 	if (sl->seq != s) {
@@ -485,11 +589,8 @@ static void slot_add(frmatch *m, pg *g, const batch *o, const frdump *d, int64_t
 			m->dropped++;
 			return;
 		}
-		frm_sig sig;
-		sig_of(d, o->first, &sig);
-		sig.ops = o->n;
 		*sl = (slot){ .seq = s, .nvar = 1, .t_min = o->created };
-		variant_init(&sl->v0, o, rank, text_of(m, &sig), numel_bad);
+		variant_init(&sl->v0, o, rank, batch_text(m, d, o), numel_bad);
 		m->nslots++;
 	} else {
 		variant *hit = NULL;
@@ -505,10 +606,7 @@ static void slot_add(frmatch *m, pg *g, const batch *o, const frdump *d, int64_t
 		} else if (sl->nvar < FRMATCH_MAX_VARIANTS) {
 			if (!sl->more)
 				sl->more = xcalloc(FRMATCH_MAX_VARIANTS - 1, sizeof *sl->more);
-			frm_sig sig;
-			sig_of(d, o->first, &sig);
-			sig.ops = o->n;
-			variant_init(&sl->more[sl->nvar - 1], o, rank, text_of(m, &sig), numel_bad);
+			variant_init(&sl->more[sl->nvar - 1], o, rank, batch_text(m, d, o), numel_bad);
 			sl->nvar++;
 		} else {
 			sl->overflow++;
@@ -546,29 +644,31 @@ static void flush(frmatch *m, local *l, const frdump *d, int64_t rank)
 	o->seq = -1;
 }
 
-static void accumulate(frmatch *m, local *l, const frdump *d, const fr_entry *e, int64_t rank)
+static void accumulate(frmatch *m, local *l, const frdump *d, const fr_entry *e, int64_t rank, opinfo *cache,
+		       dtcache *dtc)
 {
 	batch *o = &l->o;
 	if (o->seq != e->collective_seq_id)
 		flush(m, l, d, rank);
-	const char *op = fr_op_name(e->profiling_name);
-	bool a2a = op_in(op, alltoall_ops), scatter = !strcmp(op, "scatter"), gather = !strcmp(op, "gather");
-	bool bcast = !strcmp(op, "broadcast") || !strcmp(op, "_broadcast_oop");
+	const opinfo *oi = op_info(cache, e->profiling_name);
+	bool a2a = oi->cls & OPC_A2A, scatter = oi->cls & OPC_SCATTER, gather = oi->cls & OPC_GATHER;
+	bool bcast = oi->cls & OPC_BCAST;
 	if (o->seq < 0) {
 		*o = (batch){ .seq = e->collective_seq_id, .h_op = 1469598103934665603ull, .h_in = 7, .h_out = 11,
-			     .h_din = 13, .h_dout = 17, .all_done = true, .first = e, .created = e->time_created_ns };
+			     .h_din = 13, .h_dout = 17, .all_done = true, .cls = oi->cls, .first = e,
+			     .created = e->time_created_ns };
 	}
 	o->n++;
-	o->h_op = fnv_str(op, o->h_op);
+	o->h_op = mix(o->h_op, oi->h);
 	/* what fr_trace's Op.match leaves out for each op */
 	if (!a2a && !scatter)
 		o->h_in = sizes_hash(d, e, false, o->h_in);
 	if (!a2a && !gather)
 		o->h_out = sizes_hash(d, e, true, o->h_out);
 	if (!scatter && !bcast && has_dims(d, e->in, e->n_in))
-		o->h_din = dtypes_hash(d, e->in_dtypes, e->n_in_dtypes, o->h_din);
+		o->h_din = dtypes_hash(d, e->in_dtypes, e->n_in_dtypes, o->h_din, dtc);
 	if (!gather && has_dims(d, e->out, e->n_out))
-		o->h_dout = dtypes_hash(d, e->out_dtypes, e->n_out_dtypes, o->h_dout);
+		o->h_dout = dtypes_hash(d, e->out_dtypes, e->n_out_dtypes, o->h_dout, dtc);
 	if (a2a) {
 		o->alltoall = true;
 		o->in_numel += fr_numel(d, e, false);
@@ -745,6 +845,8 @@ int frmatch_add(frmatch *m, const frdump *d, const char *file, strbuf *err)
 	}
 	size_t li = 0;
 	const fr_entry *pending = NULL;
+	opinfo opc[OPCACHE] = { 0 };
+	dtcache dtc[DTCACHE] = { 0 };
 	for (size_t i = 0; i < d->nentries; i++) {
 		const fr_entry *e = &d->entries[i];
 		if (li >= nl || loc[li].name != e->pg_name)
@@ -780,7 +882,7 @@ int frmatch_add(frmatch *m, const frdump *d, const char *file, strbuf *err)
 		if (e->is_p2p)
 			add_p2p(m, ri, d, e, l->pg);
 		else if (e->collective_seq_id >= 0)
-			accumulate(m, l, d, e, rank);
+			accumulate(m, l, d, e, rank, opc, dtc);
 	}
 	for (size_t k = 0; k < nl; k++)
 		flush(m, &loc[k], d, rank);
@@ -1209,6 +1311,8 @@ void frmatch_free(frmatch *m)
 	}
 	free(m->pgs);
 	free(m->ptab);
+	free(m->tkey);
+	free(m->tid);
 	for (size_t i = 0; i < m->nranks; i++)
 		if (m->ranks[i]) {
 			free(m->ranks[i]->pub.file);

@@ -115,11 +115,35 @@ static void pool_free(frdump_pool *pl)
 
 /* ---- small helpers ---- */
 
+/* PyTorch's pickler writes each distinct string once and refers to it
+ * after: one value for every "record_id" key, every "nccl:all_reduce".
+ * Direct-mapped caches by value skip hashing them again. */
+#define SCACHE 1024
+#define FCACHE 64
+#define FRCACHE 1024
+
 typedef struct reader {
 	frdump *d;
 	frdump_pool *pl;
 	size_t dims_cap, dtypes_cap, frames_cap, fidx_cap, pgs_cap, status_cap;
+	struct {
+		const pk_value *v;
+		const char *s;
+	} scache[SCACHE];
+	struct {
+		const pk_value *k;
+		int f;
+	} fcache[FCACHE];
+	struct {
+		const pk_value *v; /* a frame dict, shared by every entry it is in */
+		uint32_t idx;
+	} frcache[FRCACHE];
 } reader;
+
+static size_t vslot(const pk_value *v, size_t n)
+{
+	return ((uintptr_t)v / sizeof *v) & (n - 1);
+}
 
 static void bad(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void bad(reader *r, const char *fmt, ...)
@@ -194,7 +218,12 @@ static bool as_int(const pk_value *v, int64_t *out)
 
 static const char *pstr(reader *r, const pk_value *v)
 {
-	return pool_str(r->pl, str_of(v));
+	size_t i = vslot(v, SCACHE);
+	if (r->scache[i].v != v) {
+		r->scache[i].v = v;
+		r->scache[i].s = pool_str(r->pl, str_of(v));
+	}
+	return r->scache[i].s;
 }
 
 /* ---- pg_config and pg_status ---- */
@@ -506,21 +535,26 @@ static bool read_frames(reader *r, const pk_value *v, fr_entry *e)
 		const pk_value *f = pk_at(v, i);
 		if (!f || f->kind != PK_DICT)
 			return false;
-		const char *name = "", *file = "";
-		int64_t line = 0;
-		for (size_t k = 0; k + 1 < f->u.c.n; k += 2) {
-			const pk_value *key = f->u.c.items[k], *val = f->u.c.items[k + 1];
-			if (!is_str(key))
-				continue;
-			if (IS(key->u.s, "name") && is_str(val))
-				name = pstr(r, val);
-			else if (IS(key->u.s, "filename") && is_str(val))
-				file = pstr(r, val);
-			else if (IS(key->u.s, "line"))
-				as_int(val, &line);
+		size_t ci = vslot(f, FRCACHE);
+		if (r->frcache[ci].v != f) {
+			const char *name = "", *file = "";
+			int64_t line = 0;
+			for (size_t k = 0; k + 1 < f->u.c.n; k += 2) {
+				const pk_value *key = f->u.c.items[k], *val = f->u.c.items[k + 1];
+				if (!is_str(key))
+					continue;
+				if (IS(key->u.s, "name") && is_str(val))
+					name = pstr(r, val);
+				else if (IS(key->u.s, "filename") && is_str(val))
+					file = pstr(r, val);
+				else if (IS(key->u.s, "line"))
+					as_int(val, &line);
+			}
+			r->frcache[ci].v = f;
+			r->frcache[ci].idx = frame_index(r, name, file, line);
 		}
 		grow(&d->frame_idx, &r->fidx_cap, d->nframe_idx, sizeof *d->frame_idx);
-		d->frame_idx[d->nframe_idx++] = frame_index(r, name, file, line);
+		d->frame_idx[d->nframe_idx++] = r->frcache[ci].idx;
 		e->nframes++;
 	}
 	return true;
@@ -632,7 +666,12 @@ static void read_entry(reader *r, const pk_value *v, size_t idx)
 		const pk_value *k = v->u.c.items[i];
 		if (!is_str(k))
 			continue;
-		enum field f = entry_field(k->u.s);
+		size_t ci = vslot(k, FCACHE);
+		if (r->fcache[ci].k != k) {
+			r->fcache[ci].k = k;
+			r->fcache[ci].f = entry_field(k->u.s);
+		}
+		enum field f = (enum field)r->fcache[ci].f;
 		has_p2p |= f == F_IS_P2P;
 		if (!read_field(r, e, f, v->u.c.items[i + 1]))
 			bad(r, "entries[%zu].%s has the wrong type (%s)", idx, field_names[f],
@@ -1004,8 +1043,11 @@ int frdump_parse(const unsigned char *buf, size_t n, const char *name, frdump *d
 			goto out;
 		}
 	}
-	reader r = { .d = d, .pl = d->pool };
-	rc = read_dump(&r, root, err);
+	reader *r = xcalloc(1, sizeof *r);
+	r->d = d;
+	r->pl = d->pool;
+	rc = read_dump(r, root, err);
+	free(r);
 out:
 	pickle_free(&doc);
 	cJSON_Delete(json);
