@@ -5,7 +5,8 @@ The dumps (tests/gen_fr.py: RANKS dumps of ENTRIES entries, PyTorch's own
 pickle format, a rank that never joins a collective) are read, decoded and
 matched by frbench, one dump at a time, as analyze will; the logs of the
 same job (bench/gen.py, the same ranks on RANKS/8 hosts) by ncclog analyze.
-Median wall time of N runs after a warm-up, MB/s and peak RSS.
+Median wall and user CPU time of N runs after a warm-up, the tools taking
+turns so that both see the same load; MB/s (of wall time) and peak RSS.
 
 usage: fr.py NCCLOG FRBENCH [--ranks 1024] [--entries 2000] [--size 2G]
              [--runs 3] [--dir /tmp/ncclog-frbench] [--jobs 1,2]
@@ -17,16 +18,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def timed(cmd):
-    """Wall time, peak RSS (KiB) and stdout of one command."""
+    """Wall time, user CPU time, peak RSS (KiB) and stdout of one command."""
     t0 = time.perf_counter()
-    p = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.run(["/usr/bin/time", "-f", "%U %M", *cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     wall = time.perf_counter() - t0
-    rss = int(p.stderr.decode().strip().splitlines()[-1])
-    return wall, rss, p.stdout.decode()
+    user, rss = p.stderr.decode().strip().splitlines()[-1].split()
+    return wall, float(user), int(rss), p.stdout.decode()
 
 
-def size_of(path):
-    return sum(os.path.getsize(os.path.join(path, f)) for f in os.listdir(path))
+def files_of(path):
+    return sorted(os.path.join(path, f) for f in os.listdir(path) if not f.startswith(".") and f != "scenario.txt")
 
 
 def ensure(path, cmd):
@@ -61,24 +62,30 @@ def main():
                    "--rank", str(rank), "--format", "torch"])
     ensure(logs, [sys.executable, os.path.join(ROOT, "bench", "gen.py"), logs, "--ranks", str(a.ranks),
                   "--hosts", str(max(1, a.ranks // 8)), "--size", a.size, "--fault", "watchdog"])
-    tools = [("FR dumps", dumps, "frbench", [a.frbench, dumps])]
+    tools = [("FR dumps", dumps, "frbench", [a.frbench, *files_of(dumps)])]
     for j in a.jobs.split(","):
         tools.append(("logs", logs, f"ncclog analyze -j {j}",
-                      [a.ncclog, "analyze", "--format", "json", "-j", j, logs]))
-    print(f"| input | tool | seconds | MB/s | peak RSS |")
-    print(f"|---|---|---|---|---|")
+                      [a.ncclog, "analyze", "--format", "json", "-j", j, *files_of(logs)]))
+    for t in tools:
+        timed(t[3])  # warm-up: the page cache
+    runs = {t[2]: [] for t in tools}
+    for _ in range(a.runs):
+        for t in tools:
+            runs[t[2]].append(timed(t[3]))
+    print("| input | tool | seconds | user CPU s | MB/s | peak RSS |")
+    print("|---|---|---|---|---|---|")
     for what, path, name, cmd in tools:
-        mb = size_of(path) / 1e6
-        timed(cmd)  # warm-up: the page cache
-        runs = [timed(cmd) for _ in range(a.runs)]
-        wall = statistics.median(r[0] for r in runs)
-        rss = max(r[1] for r in runs)
-        n = len([f for f in os.listdir(path) if not f.startswith(".") and f != "scenario.txt"])
-        label = f"{mb / 1000:.2f} GB in {n} files ({what})" if mb >= 1000 else f"{mb:.0f} MB in {n} files ({what})"
-        print(f"| {label} | `{name}` | {wall:.2f} | {mb / wall:.0f} | {rss / 1024:.1f} MB |")
-        if name == "frbench":
-            for line in runs[-1][2].splitlines():
-                print(f"<!-- {line} -->")
+        files = files_of(path)
+        mb = sum(os.path.getsize(f) for f in files) / 1e6
+        r = runs[name]
+        wall = statistics.median(x[0] for x in r)
+        user = statistics.median(x[1] for x in r)
+        rss = max(x[2] for x in r)
+        size = f"{mb / 1000:.2f} GB" if mb >= 1000 else f"{mb:.0f} MB"
+        print(f"| {size} in {len(files)} files ({what}) | `{name}` | {wall:.2f} | {user:.2f} | {mb / wall:.0f} "
+              f"| {rss / 1024:.1f} MB |")
+    for line in runs["frbench"][-1][3].splitlines():
+        print(f"<!-- frbench: {line} -->")
 
 
 if __name__ == "__main__":
