@@ -1,6 +1,24 @@
 /* Reading an FR dump: decode (pickle, or JSON into the same values), then
- * one pass over the values into plain arrays. Field names and types as
- * PyTorch writes them (see tests/gen_fr.py for the list per version). */
+ * one pass over the values into plain arrays. What each version writes, in
+ * PyTorch's torch/csrc/distributed/c10d/:
+ *   2.3  NCCLUtils.hpp (NCCLTraceBuffer::dump, getCollectiveTrace):
+ *        version, pg_config {name: {name, desc, ranks "[0, 1]"}},
+ *        pg_status {pg_id: {last_enqueued/started/completed_collective}},
+ *        entries [{frames [{name, filename, line}], record_id, pg_id,
+ *        process_group (name, desc), collective_seq_id, p2p_seq_id, op_id,
+ *        profiling_name, time_created_ns, duration_ms (with timing only),
+ *        input_sizes, input_dtypes, output_sizes, output_dtypes, state,
+ *        time_discovered_started_ns, time_discovered_completed_ns (None
+ *        until discovered), retired, timeout_ms, is_p2p}], nccl_comm_state
+ *   2.4  FlightRecorder.hpp: the same keys (all_to_all sizes from here on)
+ *   2.7  FlightRecorder.hpp/.cpp: + nccl_version (xccl_version for XCCL)
+ *   2.10 FlightRecorder.hpp, FlightRecorderDetail.hpp: comm_lib_version in
+ *        its place; entries + thread_id, thread_name
+ * The JSON form (dump_json, nlohmann): the same keys sorted, no frames,
+ * pg_status values as strings, 0 for a time not discovered, process_group
+ * as a list; torchcomms (hooks/fr/FlightRecorder.cpp) writes ranks as
+ * "[0,1]" and p2p_seq_id 0. fr_trace's tests put ids in strings and a dtype
+ * as one string; those are read too. tests/gen_fr.py writes them all. */
 #include "frdump.h"
 
 #include <cjson/cJSON.h>

@@ -431,7 +431,7 @@ def write_logs(a, job, outdir):
                           f"work sequence id: {a.seq} PG status: last enqueued work: {a.seq}, last completed work: "
                           f"{a.seq - 1}",
                           f"[rank{r}]:[I603 10:40:01.000000000 ProcessGroupNCCL.cpp:1355] [PG ID 0 PG GUID "
-                          f"0(default_pg) Rank {r}] ProcessGroupNCCL dumping nccl trace to {a.prefix}{r}"]
+                          f"0(default_pg) Rank {r}] ProcessGroupNCCL dumping nccl trace to /tmp/{a.prefix}{r}"]
         with open(os.path.join(outdir, f"rank{r:05d}.log"), "w") as f:
             f.write("\n".join(lines) + "\n")
 
