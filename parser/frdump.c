@@ -851,6 +851,28 @@ limit:
 	return NULL;
 }
 
+/* The number of values in a JSON text, counted before cJSON builds a node
+ * for each: a JSON array of a million zeros is 2 MB and 64 MB of nodes. */
+static size_t json_values(const unsigned char *b, size_t n)
+{
+	size_t v = 1;
+	bool str = false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = b[i];
+		if (str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				str = false;
+		} else if (c == '"') {
+			str = true;
+		} else if (c == ',' || c == '[' || c == '{' || c == ':') {
+			v++;
+		}
+	}
+	return v;
+}
+
 /* ---- entry points ---- */
 
 static const char *const top_keys[] = { "version", "pg_config", "pg_status", "entries", "nccl_comm_state",
@@ -1043,6 +1065,12 @@ int frdump_parse(const unsigned char *buf, size_t n, const char *name, frdump *d
 		if (n > FRDUMP_MAX_JSON) {
 			snprintf(err->msg, sizeof err->msg, "%zu MiB is more than a JSON dump may have (%zu MiB)",
 				 n >> 20, FRDUMP_MAX_JSON >> 20);
+			goto out;
+		}
+		size_t nv = json_values(buf, n);
+		if (nv > FRDUMP_MAX_JSON_VALUES) {
+			snprintf(err->msg, sizeof err->msg, "a JSON dump of %zu values is more than the %u taken", nv,
+				 FRDUMP_MAX_JSON_VALUES);
 			goto out;
 		}
 		const char *end = NULL;

@@ -17,6 +17,7 @@
 
 #define FRDUMP_MAX_FILE ((size_t)256 << 20) /* bytes of a pickled dump */
 #define FRDUMP_MAX_JSON ((size_t)64 << 20)  /* bytes of a JSON dump */
+#define FRDUMP_MAX_JSON_VALUES (2u << 20)    /* values of a JSON dump (cJSON holds them all) */
 #define FRDUMP_MAX_ENTRIES (1u << 20)       /* entries read from one dump */
 #define FRDUMP_MAX_FRAMES 256               /* stack frames kept per entry */
 #define FRDUMP_MAX_RANKS (1u << 20)         /* members of one process group */

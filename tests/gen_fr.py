@@ -622,6 +622,9 @@ def odd(out):
            u("nccl:all_reduce") + b"u")
     with open(os.path.join(out, "repeated_rank_2"), "wb") as f:
         f.write(b"\x80\x02}(" + u("version") + u("2.8") + u("entries") + b"](" + ent + b"eu.")
+    # 2.2 million values in 4 MB: cJSON would hold each as a node
+    with open(os.path.join(out, "many.json"), "w") as f:
+        f.write('{"entries":[' + ",".join(["0"] * (2200 * 1000)) + "]}")
     with open(os.path.join(out, "bad.json"), "w") as f:
         f.write('{"pg_config": {"0": {"name": "0", "ranks": "[0, 1]"}}, "entries": [{"record_id": 1,}]}')
 

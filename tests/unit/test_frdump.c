@@ -258,6 +258,8 @@ static void odd_dumps(checks *c)
 	CHECK(c, load("odd", "bad.json", &d, &e) < 0 && e.off > 60 && strstr(e.msg, "JSON"), "bad JSON at %llu: %s",
 	      (unsigned long long)e.off, e.msg);
 	frdump_free(&d);
+	CHECK(c, load("odd", "many.json", &d, &e) < 0 && strstr(e.msg, "values"), "too many JSON values: %s", e.msg);
+	frdump_free(&d);
 	CHECK(c, load("odd", "missing-file", &d, &e) < 0 && strstr(e.msg, "No such file"), "a missing file: %s",
 	      e.msg);
 	frdump_free(&d);
