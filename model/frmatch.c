@@ -886,17 +886,40 @@ int frmatch_add(frmatch *m, const frdump *d, const char *file, strbuf *err)
 	}
 	for (size_t k = 0; k < nl; k++)
 		flush(m, &loc[k], d, rank);
-	/* pg_status: the watchdog's counters, beyond what the ring still holds */
+	/* pg_status: the watchdog's counters, beyond what the ring still holds.
+	 * Its keys are ProcessGroupNCCL uids, which only entries tie to a group;
+	 * when one status and one listed group are left untied, they go
+	 * together (the default group whose entries left the ring, usually). */
+	int64_t *ids = xmalloc((d->nstatus + 1) * sizeof *ids);
+	size_t untied = 0, last_untied = 0;
+	for (size_t i = 0; i < d->nstatus; i++) {
+		char *end;
+		ids[i] = strtoll(d->status[i].pg_id, &end, 10);
+		if (end == d->status[i].pg_id || *end)
+			ids[i] = -1;
+		bool tied = false;
+		for (size_t k = 0; k < nl && !tied; k++)
+			tied = ids[i] >= 0 && loc[k].pg_id == ids[i];
+		if (!tied && ids[i] >= 0) {
+			untied++;
+			last_untied = i;
+		}
+	}
+	if (untied == 1) {
+		size_t free_k = nl, nfree = 0;
+		for (size_t k = 0; k < d->npgs; k++)
+			if (loc[k].pg_id < 0 && loc[k].me) {
+				free_k = k;
+				nfree++;
+			}
+		if (nfree == 1)
+			loc[free_k].pg_id = ids[last_untied];
+	}
 	for (size_t i = 0; i < d->nstatus; i++) {
 		const fr_pg_status *s = &d->status[i];
-		int64_t id;
-		char *end;
-		id = strtoll(s->pg_id, &end, 10);
-		if (end == s->pg_id || *end)
-			continue;
 		for (size_t k = 0; k < nl; k++) {
 			member *me = loc[k].me;
-			if (loc[k].pg_id != id || !me)
+			if (ids[i] < 0 || loc[k].pg_id != ids[i] || !me)
 				continue;
 			me->seen = true;
 			if (s->last_enqueued > me->enq)
@@ -907,6 +930,7 @@ int frmatch_add(frmatch *m, const frdump *d, const char *file, strbuf *err)
 				me->done = s->last_completed;
 		}
 	}
+	free(ids);
 	/* a ring that never wrapped holds every collective this rank called:
 	 * a group absent from it was never used here */
 	bool wrapped = d->nentries && d->entries[0].record_id > 0;

@@ -408,6 +408,32 @@ static void built(checks *c)
 	frmatch_report_free(&rep);
 	frmatch_free(m);
 
+	/* the default group's entries left both rings; pg_status still tells
+	 * that rank 1 never called its collective 9 */
+	m = frmatch_new();
+	for (int r = 0; r < 2; r++) {
+		build b;
+		b_init(&b, r, "2.10");
+		b_pg(&b, "0", "default_pg", 2);
+		b_pg(&b, "1", "tp", 2);
+		b.d.status = xcalloc(2, sizeof *b.d.status);
+		b.d.nstatus = 2;
+		b.d.status[0] = (fr_pg_status){ "0", r ? 8 : 9, -1, 8 };
+		b.d.status[1] = (fr_pg_status){ "1", 40, -1, 40 };
+		for (int s = 31; s <= 40; s++) {
+			fr_entry *e = b_entry(&b, "1", s, "nccl:all_reduce", FR_COMPLETED, 4, 4);
+			e->pg_id = 1;
+			e->record_id = 100 + s;
+		}
+		b_add(c, m, &b);
+	}
+	frmatch_finish(m, &rep);
+	g = rep.npgs == 2 ? &rep.pgs[0] : NULL;
+	CHECK(c, g && !strcmp(g->desc, "default_pg") && g->stuck && g->stuck_seq == 9 && only(g->missing, g->nmissing, 1),
+	      "pg_status of a group with no entries left");
+	frmatch_report_free(&rep);
+	frmatch_free(m);
+
 	/* bad ranks, a second dump of a rank, a group no pg_config lists */
 	m = frmatch_new();
 	build b;
