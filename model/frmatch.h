@@ -5,10 +5,14 @@
  * collectives called with another op, sizes or dtypes, sends and receives
  * with no partner, and where each rank was in its code.
  *
+ * fr_trace's state mismatch (completed on one rank, not on another) shows
+ * as each member's standing against the stuck collective.
+ *
  * Dumps are added one at a time and can be freed at once: the matcher
  * keeps a fixed summary per rank and, per group, a window of collectives
- * below the highest sequence number seen, so memory is bounded whatever
- * the number of ranks or the size of their ring buffers. */
+ * below the highest sequence number seen, so memory grows with the ranks
+ * (a few KiB each), never with their ring buffers, and has a cap.
+ * Report text has control bytes replaced, not invalid UTF-8: escape it. */
 #ifndef NCCLOG_FRMATCH_H
 #define NCCLOG_FRMATCH_H
 
