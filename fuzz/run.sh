@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs one fuzz target: first over its regression inputs (tests/regress/NAME),
-# then for SECONDS from seeds cut from samples/ and rules/. A crash, a leak,
+# then for SECONDS from the seeds fuzz/seed.py writes (cut from samples/ and
+# rules/, and Flight Recorder dumps from tests/gen_fr.py). A crash, a leak,
 # undefined behaviour or a hang fails the run and leaves the input in
 # OUTDIR/crash-* (turn it into a file under tests/regress/NAME).
 # usage: run.sh FUZZER NAME SOURCE_ROOT SECONDS [OUTDIR]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of the fuzz targets from samples/ and rules/.
 
-usage: seed.py OUTDIR   (makes OUTDIR/lines, OUTDIR/rules, OUTDIR/analyze)
+usage: seed.py OUTDIR   (makes OUTDIR/lines, OUTDIR/rules, OUTDIR/analyze, OUTDIR/pickle)
 
 Seeds are cut to a few KiB so that the fuzzers stay fast. The first bytes
 of a lines or analyze seed are the target's knobs (line limit, chunking,
@@ -59,6 +59,28 @@ def main():
         for r in json.loads(text)["rules"]:
             write(out / "rules", json.dumps({"rules": [r]}, indent=1).encode())
     write(out / "rules", b'{"rules": []}')
+    pickle_seeds(out / "pickle")
+
+
+def pickle_seeds(d):
+    """Small Flight Recorder dumps of every format and FR version, and the
+    hostile pickles, as tests/gen_fr.py writes them."""
+    import importlib.util, tempfile
+    spec = importlib.util.spec_from_file_location("gen_fr", ROOT / "tests" / "gen_fr.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        gen.hostile(str(tmp / "hostile"))
+        for i, v in enumerate(gen.VERSIONS):
+            for fmt in ("torch", "pickle2", "pickle4", "pickle5", "json"):
+                sub = tmp / f"{v}-{fmt}"
+                gen.write_job(gen.options([str(sub), "--ranks", "2", "--entries", "6", "--version", v, "--format",
+                                           fmt, "--scenario", ["missing", "mismatch", "p2p"][i % 3], "--rank", "0",
+                                           "--seq", "3", "--tp", "2" if i % 2 else "0", "--timing"]))
+        for p in sorted(tmp.rglob("*")):
+            if p.is_file() and p.name not in ("scenario.txt", "MANIFEST.tsv") and p.stat().st_size <= 2 * MAX:
+                write(d, p.read_bytes())
 
 
 if __name__ == "__main__":
