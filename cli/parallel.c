@@ -8,7 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../model/frmatch.h"
+#include "../parser/frdump.h"
 #include "../parser/join.h"
+#include "../parser/source.h"
 #include "input.h"
 
 /* A big plain file is cut at newlines into parts of at least this size
@@ -174,6 +177,73 @@ static size_t plan_parts(const char *path, int jobs, off_t *size)
 	return n < most ? n : most;
 }
 
+/* Is path a Flight Recorder dump? Told by its first (decompressed) bytes,
+ * never by its name. */
+static bool is_frdump(const char *path)
+{
+	if (strcmp(path, "-") == 0)
+		return false;
+	strbuf e = { 0 };
+	source *s = source_open(path, &e);
+	sb_free(&e);
+	if (!s)
+		return false;
+	const char *p;
+	ssize_t n = source_next(s, &p, &e);
+	/* any pickle (its PROTO opcode, 0x80, never starts a line of text) is
+	 * read as one: one that is no dump is refused with its reason, never
+	 * analyzed as a log */
+	const unsigned char *u = (const unsigned char *)p;
+	bool dump = n > 0 && (frdump_sniff(u, (size_t)n) != FRDUMP_NONE || u[0] == 0x80);
+	source_close(s);
+	sb_free(&e);
+	return dump;
+}
+
+/* Reads the dumps among the inputs, one at a time (the matcher keeps a
+ * summary per rank, not the dumps), and gives the model their report. */
+static size_t read_frdumps(char *const *paths, const bool *dump, size_t n, size_t base, model *m,
+			   parallel_error_fn err, void *ctx)
+{
+	size_t failed = 0, found = 0;
+	frmatch *fm = NULL;
+	strbuf e = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		if (!dump[i])
+			continue;
+		if (!fm)
+			fm = frmatch_new();
+		frdump d;
+		frdump_error fe;
+		const char *name = m->in[base + i].name;
+		sb_clear(&e);
+		if (frdump_load(paths[i], &d, &fe) != 0) {
+			sb_printf(&e, "%s: %s", name, fe.msg);
+			err(ctx, e.p);
+			failed++;
+		} else if (frmatch_add(fm, &d, name, &e) != 0) {
+			strbuf msg = { 0 };
+			sb_printf(&msg, "%s: %s", name, e.p ? e.p : "not a dump of this job");
+			err(ctx, msg.p);
+			sb_free(&msg);
+			failed++;
+		} else {
+			found++;
+		}
+		frdump_free(&d);
+	}
+	if (fm) {
+		if (found) {
+			frmatch_report *r = xcalloc(1, sizeof *r);
+			frmatch_finish(fm, r);
+			model_take_fr(m, r);
+		}
+		frmatch_free(fm);
+	}
+	sb_free(&e);
+	return failed;
+}
+
 static void add_item(item **v, size_t *n, size_t *cap, item it)
 {
 	grow(v, cap, *n, sizeof **v);
@@ -191,21 +261,28 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 		model_add_input(m, name.p);
 	}
 	sb_free(&name);
+	bool *dump = xcalloc(n ? n : 1, sizeof *dump);
+	for (size_t i = 0; i < n; i++)
+		dump[i] = is_frdump(paths[i]);
 	if (jobs <= 1 || rd || base) {
 		strbuf e = { 0 };
 		for (size_t i = 0; i < n; i++) {
 			sb_clear(&e);
-			if (input_read_into(paths[i], (int)(base + i), m, rs, rd, &e) != 0) {
+			if (!dump[i] && input_read_into(paths[i], (int)(base + i), m, rs, rd, &e) != 0) {
 				err(ctx, e.p);
 				failed++;
 			}
 		}
 		sb_free(&e);
+		failed += read_frdumps(paths, dump, n, base, m, err, ctx);
+		free(dump);
 		return failed;
 	}
 	item *items = NULL;
 	size_t nitems = 0, cap = 0;
 	for (size_t i = 0; i < n; i++) {
+		if (dump[i])
+			continue;
 		off_t size = 0;
 		size_t parts = plan_parts(paths[i], jobs, &size);
 		if (parts <= 1) {
@@ -259,5 +336,7 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 	pthread_cond_destroy(&p.cv);
 	free(t);
 	free(items);
+	failed += read_frdumps(paths, dump, n, base, m, err, ctx);
+	free(dump);
 	return failed;
 }

@@ -1,4 +1,5 @@
 #include "model.h"
+#include "frmatch.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -65,6 +66,10 @@ void model_free(model *m)
 	evref_free(&m->ev_killed);
 	evref_free(&m->ev_excerpt);
 	intset_free(&m->table_hosts);
+	if (m->fr) {
+		frmatch_report_free(m->fr);
+		free(m->fr);
+	}
 	findings_free(&m->fs);
 	intern_free(&m->str);
 	*m = (model){ 0 };
@@ -83,6 +88,15 @@ static int rank_from_name(const char *name)
 			return atoi(p);
 	}
 	return -1;
+}
+
+void model_take_fr(model *m, struct frmatch_report *r)
+{
+	if (m->fr) {
+		frmatch_report_free(m->fr);
+		free(m->fr);
+	}
+	m->fr = r;
 }
 
 int model_add_input(model *m, const char *name)

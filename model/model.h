@@ -182,6 +182,7 @@ typedef struct model {
 	evref ev_excerpt;      /* a cut mark ("[...]"): the logs are an excerpt */
 	intset table_hosts;    /* hosts of a device table (nccl-tests' "# Using devices") */
 	int nloose;            /* distinct catch-all findings, capped */
+	struct frmatch_report *fr; /* the Flight Recorder dumps' match, or NULL */
 	findings fs;
 	/* live mode: the wall clock (0 in analyze: all input is there), and
 	 * how long a process must be quiet before its absence means something */
@@ -217,6 +218,8 @@ void model_stream_set(model *m, int file, int tag, int pi);
 /* The process a line without NCCL's prefix most likely belongs to, from
  * its launcher rank (-1: none) in the same file; -1 when none fits. */
 int model_guess_proc(const model *m, int file, int lrank, bool untagged);
+/* Takes the report of the job's Flight Recorder dumps (m frees it). */
+void model_take_fr(model *m, struct frmatch_report *r);
 /* Registers an input; returns its index. */
 int model_add_input(model *m, const char *name);
 /* Feeds one record (after rule gating) of input `file`, at line `lineno`

@@ -65,6 +65,9 @@ void report_message(const model *m, const finding *f, strbuf *b)
 
 void report_location(const model *m, const finding *f, strbuf *b)
 {
-	if (f->nev && f->ev[0].file >= 0)
+	/* line 0: a file that has no lines (a Flight Recorder dump) */
+	if (f->nev && f->ev[0].file >= 0 && f->ev[0].line)
 		sb_printf(b, "%s:%llu", m->in[f->ev[0].file].name, (unsigned long long)f->ev[0].line);
+	else if (f->nev && f->ev[0].file >= 0)
+		sb_adds(b, m->in[f->ev[0].file].name);
 }

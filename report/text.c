@@ -49,7 +49,9 @@ static void finding_text(strbuf *b, const model *m, const findings *fs, const fi
 		if (i > 0 && f->ev[i].file >= 0) {
 			put(b, color, C_DIM);
 			escape_text(b, slice_from(m->in[f->ev[i].file].name));
-			sb_printf(b, ":%llu: ", (unsigned long long)f->ev[i].line);
+			if (f->ev[i].line)
+				sb_printf(b, ":%llu", (unsigned long long)f->ev[i].line);
+			sb_adds(b, ": ");
 			put(b, color, C_RESET);
 		}
 		escape_text(b, slice_from(f->ev[i].text));
