@@ -6,10 +6,10 @@
 
 #include "../report/report.h"
 #include "commands.h"
-#include "input.h"
-#include "parallel.h"
+#include "../ingest/input.h"
+#include "../ingest/parallel.h"
 #include "../model/summary.h"
-#include "setup.h"
+#include "../ingest/setup.h"
 
 #ifndef NCCLOG_VERSION
 #define NCCLOG_VERSION "0.0.0"

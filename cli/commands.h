@@ -30,4 +30,9 @@ int summary_print(FILE *out, const model *m);
 /* Prints "ncclog: msg" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* setup_load for a command: on error the message is printed (one line,
+ * `ncclog: file:line:col: ...`), s is freed and -1 is returned. */
+struct setup;
+int setup_load_or_report(struct setup *s, char **extra, size_t nextra);
+
 #endif

@@ -19,7 +19,7 @@
 #include "../report/report.h"
 #include "../util/escape.h"
 #include "commands.h"
-#include "setup.h"
+#include "../ingest/setup.h"
 
 #ifndef NCCLOG_VERSION
 #define NCCLOG_VERSION "0.0.0"

@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "setup.h"
+#include "../ingest/setup.h"
 
 static const char usage[] =
 	"usage: ncclog explain [--color WHEN] ID\n"

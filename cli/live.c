@@ -15,8 +15,8 @@
 #include "../model/causes.h"
 #include "../tui/view.h"
 #include "commands.h"
-#include "follow.h"
-#include "setup.h"
+#include "../ingest/follow.h"
+#include "../ingest/setup.h"
 
 #ifndef NCCLOG_VERSION
 #define NCCLOG_VERSION "0.0.0"

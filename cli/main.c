@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "../ingest/setup.h"
 
 #ifndef NCCLOG_VERSION
 #define NCCLOG_VERSION "0.0.0"
@@ -102,3 +103,16 @@ int main(int argc, char **argv)
 	cli_error("unknown command '%s' (try: ncclog --help)", cmd);
 	return 2;
 }
+
+int setup_load_or_report(setup *s, char **extra, size_t nextra)
+{
+	strbuf err = { 0 };
+	int rc = setup_load(s, extra, nextra, &err);
+	if (rc != 0) {
+		cli_error("%s", err.p);
+		setup_free(s);
+	}
+	sb_free(&err);
+	return rc;
+}
+

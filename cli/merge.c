@@ -10,7 +10,7 @@
 #include "../model/summary.h"
 #include "../util/fileio.h"
 #include "commands.h"
-#include "setup.h"
+#include "../ingest/setup.h"
 
 #ifndef NCCLOG_VERSION
 #define NCCLOG_VERSION "0.0.0"

@@ -11,7 +11,7 @@
 #include "../parser/source.h"
 #include "../util/escape.h"
 #include "commands.h"
-#include "input.h"
+#include "../ingest/input.h"
 
 static const char usage[] =
 	"usage: ncclog redact [OPTIONS] [FILE...]\n"

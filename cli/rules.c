@@ -11,7 +11,7 @@
 #include "../parser/record.h"
 #include "../util/escape.h"
 #include "commands.h"
-#include "setup.h"
+#include "../ingest/setup.h"
 
 static const char usage[] =
 	"usage: ncclog rules list [--rules PATH]...\n"

@@ -12,7 +12,7 @@
 #include "../tui/panes.h"
 #include "../tui/view.h"
 #include "commands.h"
-#include "setup.h"
+#include "../ingest/setup.h"
 
 static const char usage[] =
 	"usage: ncclog view [OPTIONS] FILE...\n"

@@ -24,9 +24,6 @@ char *setup_user_rules_dir(void);
 /* Loads catalog, shipped rules, user rules and extra rule files/dirs, in
  * that order; builds the gate. */
 int setup_load(setup *s, char **extra, size_t nextra, strbuf *err);
-/* setup_load for a command: on error the message is printed (one line,
- * `ncclog: file:line:col: ...`), s is freed and -1 is returned. */
-int setup_load_or_report(setup *s, char **extra, size_t nextra);
 void setup_free(setup *s);
 
 #endif

@@ -8,11 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../model/frmatch.h"
-#include "../parser/frdump.h"
 #include "../parser/join.h"
 #include "../parser/source.h"
 #include "input.h"
+#include "structured.h"
 
 /* A big plain file is cut at newlines into parts of at least this size
  * (NCCLOG_CHUNK_BYTES overrides it, for tests), read on several threads. */
@@ -177,68 +176,33 @@ static size_t plan_parts(const char *path, int jobs, off_t *size)
 	return n < most ? n : most;
 }
 
-/* Is path a Flight Recorder dump? Told by its first (decompressed) bytes,
- * never by its name. */
-static bool is_frdump(const char *path)
+/* Reads the inputs that are not logs, kind by kind, in input order. */
+static size_t read_structured(char *const *paths, const structured_kind *const *kind, size_t n, size_t base,
+			      model *m, parallel_error_fn err, void *ctx)
 {
-	if (strcmp(path, "-") == 0)
-		return false;
-	strbuf e = { 0 };
-	source *s = source_open(path, &e);
-	sb_free(&e);
-	if (!s)
-		return false;
-	const char *p;
-	ssize_t n = source_next(s, &p, &e);
-	/* any pickle (its PROTO opcode, 0x80, never starts a line of text) is
-	 * read as one: one that is no dump is refused with its reason, never
-	 * analyzed as a log */
-	const unsigned char *u = (const unsigned char *)p;
-	bool dump = n > 0 && (frdump_sniff(u, (size_t)n) != FRDUMP_NONE || u[0] == 0x80);
-	source_close(s);
-	sb_free(&e);
-	return dump;
-}
-
-/* Reads the dumps among the inputs, one at a time (the matcher keeps a
- * summary per rank, not the dumps), and gives the model their report. */
-static size_t read_frdumps(char *const *paths, const bool *dump, size_t n, size_t base, model *m,
-			   parallel_error_fn err, void *ctx)
-{
-	size_t failed = 0, found = 0;
-	frmatch *fm = NULL;
+	size_t failed = 0;
 	strbuf e = { 0 };
 	for (size_t i = 0; i < n; i++) {
-		if (!dump[i])
+		if (!kind[i])
 			continue;
-		if (!fm)
-			fm = frmatch_new();
-		frdump d;
-		frdump_error fe;
-		const char *name = m->in[base + i].name;
-		sb_clear(&e);
-		if (frdump_load(paths[i], &d, &fe) != 0) {
-			sb_printf(&e, "%s: %s", name, fe.msg);
-			err(ctx, e.p);
-			failed++;
-		} else if (frmatch_add(fm, &d, name, &e) != 0) {
-			strbuf msg = { 0 };
-			sb_printf(&msg, "%s: %s", name, e.p ? e.p : "not a dump of this job");
-			err(ctx, msg.p);
-			sb_free(&msg);
-			failed++;
-		} else {
-			found++;
+		/* the first input of a kind reads all of that kind */
+		bool first = true;
+		for (size_t k = 0; k < i && first; k++)
+			first = kind[k] != kind[i];
+		if (!first)
+			continue;
+		const structured_kind *sk = kind[i];
+		void *st = sk->begin();
+		for (size_t k = i; k < n; k++) {
+			if (kind[k] != sk)
+				continue;
+			sb_clear(&e);
+			if (sk->add(st, paths[k], m->in[base + k].name, &e) != 0) {
+				err(ctx, e.p);
+				failed++;
+			}
 		}
-		frdump_free(&d);
-	}
-	if (fm) {
-		if (found) {
-			frmatch_report *r = xcalloc(1, sizeof *r);
-			frmatch_finish(fm, r);
-			model_take_fr(m, r);
-		}
-		frmatch_free(fm);
+		sk->end(st, m);
 	}
 	sb_free(&e);
 	return failed;
@@ -261,9 +225,9 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 		model_add_input(m, name.p);
 	}
 	sb_free(&name);
-	bool *dump = xcalloc(n ? n : 1, sizeof *dump);
+	const structured_kind **dump = xcalloc(n ? n : 1, sizeof *dump);
 	for (size_t i = 0; i < n; i++)
-		dump[i] = is_frdump(paths[i]);
+		dump[i] = structured_sniff(paths[i]);
 	if (jobs <= 1 || rd || base) {
 		strbuf e = { 0 };
 		for (size_t i = 0; i < n; i++) {
@@ -274,7 +238,7 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 			}
 		}
 		sb_free(&e);
-		failed += read_frdumps(paths, dump, n, base, m, err, ctx);
+		failed += read_structured(paths, dump, n, base, m, err, ctx);
 		free(dump);
 		return failed;
 	}
@@ -336,7 +300,7 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 	pthread_cond_destroy(&p.cv);
 	free(t);
 	free(items);
-	failed += read_frdumps(paths, dump, n, base, m, err, ctx);
+	failed += read_structured(paths, dump, n, base, m, err, ctx);
 	free(dump);
 	return failed;
 }

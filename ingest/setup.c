@@ -1,6 +1,5 @@
 #include "setup.h"
 
-#include "commands.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -109,18 +108,6 @@ int setup_load(setup *s, char **extra, size_t nextra, strbuf *err)
 			return -1;
 	ruleset_finish(&s->rs);
 	return 0;
-}
-
-int setup_load_or_report(setup *s, char **extra, size_t nextra)
-{
-	strbuf err = { 0 };
-	int rc = setup_load(s, extra, nextra, &err);
-	if (rc != 0) {
-		cli_error("%s", err.p);
-		setup_free(s);
-	}
-	sb_free(&err);
-	return rc;
 }
 
 void setup_free(setup *s)
