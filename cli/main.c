@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/escape.h"
 #include "commands.h"
 
 #ifndef NCCLOG_VERSION
@@ -31,12 +32,23 @@ static const char usage[] =
 
 void cli_error(const char *fmt, ...)
 {
-	va_list ap;
-	fputs("ncclog: ", stderr);
+	/* The whole line goes through one escape: a file name or an argument
+	 * in it can never put a raw control byte, a newline or a bidi override
+	 * on the terminal. The fixed text of every message is plain. */
+	va_list ap, again;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	va_copy(again, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	size_t size = n > 0 ? (size_t)n + 1 : 1;
+	char *msg = xmalloc(size);
+	if (vsnprintf(msg, size, fmt, again) < 0)
+		msg[0] = '\0';
+	va_end(again);
+	strbuf b = { 0 };
+	fprintf(stderr, "ncclog: %s\n", escape_name(&b, msg));
+	sb_free(&b);
+	free(msg);
 }
 
 bool color_parse(const char *s, enum color_mode *out)
