@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of the fuzz targets from samples/ and rules/.
 
-usage: seed.py OUTDIR   (makes OUTDIR/lines, OUTDIR/rules, OUTDIR/analyze)
+usage: seed.py OUTDIR   (makes OUTDIR/lines, OUTDIR/rules, OUTDIR/analyze, OUTDIR/source)
 
-Seeds are cut to a few KiB so that the fuzzers stay fast. The first bytes
+Seeds are cut to a few KiB so that the fuzzers stay fast. The source
+target also starts from the files in fuzz/seeds/source (every gzip and zstd
+form, damaged ones included), kept in the tree because they need pzstd and
+zstd to make. The first bytes
 of a lines or analyze seed are the target's knobs (line limit, chunking,
 where the second file starts), as the targets read them.
 """
+import gzip
 import hashlib
 import json
 import pathlib
@@ -59,6 +63,12 @@ def main():
         for r in json.loads(text)["rules"]:
             write(out / "rules", json.dumps({"rules": [r]}, indent=1).encode())
     write(out / "rules", b'{"rules": []}')
+    for p in sorted((ROOT / "fuzz" / "seeds" / "source").iterdir()):
+        write(out / "source", p.read_bytes())
+    for i, p in enumerate(logs[::4]):
+        head = chunks(p.read_bytes(), MAX // 2)[:1]
+        for c in head:
+            write(out / "source", gzip.compress(c, mtime=0))
 
 
 if __name__ == "__main__":
