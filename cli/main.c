@@ -38,17 +38,19 @@ void cli_error(const char *fmt, ...)
 	va_list ap, again;
 	va_start(ap, fmt);
 	va_copy(again, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	char small[512], *msg = small;
+	int n = vsnprintf(small, sizeof small, fmt, ap);
 	va_end(ap);
-	size_t size = n > 0 ? (size_t)n + 1 : 1;
-	char *msg = xmalloc(size);
-	if (vsnprintf(msg, size, fmt, again) < 0)
+	if (n < 0)
+		small[0] = '\0';
+	else if ((size_t)n >= sizeof small && vsnprintf(msg = xmalloc((size_t)n + 1), (size_t)n + 1, fmt, again) < 0)
 		msg[0] = '\0';
 	va_end(again);
 	strbuf b = { 0 };
 	fprintf(stderr, "ncclog: %s\n", escape_name(&b, msg));
 	sb_free(&b);
-	free(msg);
+	if (msg != small)
+		free(msg);
 }
 
 bool color_parse(const char *s, enum color_mode *out)
