@@ -117,6 +117,18 @@ else
 	fail "late FIFO writer: ncclog ended before the writer came (exit $?): $(tail -n 1 "$tmp/out")"
 fi
 
+# a FIFO is read once: redact learns its names as it reads, as on standard input
+mkfifo "$tmp/redact.fifo"
+(timeout 20 cat "$f" >"$tmp/redact.fifo") &
+timeout 20 "$ncclog" redact "$tmp/redact.fifo" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+wait
+[ $rc -eq 0 ] && [ "$(wc -l <"$tmp/out")" = "$nlines" ] || fail "redact FIFO: exit $rc, $(wc -l <"$tmp/out") lines"
+(timeout 20 cat "$f" >"$tmp/redact.fifo") &
+[ "$(timeout 20 "$ncclog" analyze --redact --color never "$tmp/redact.fifo" | ids)" = "$want" ] ||
+	fail "analyze --redact FIFO: findings differ"
+wait
+
 # --- rule files that are not regular files never block ---
 mkfifo "$tmp/rules.fifo"
 timeout 20 "$ncclog" analyze --rules "$tmp/rules.fifo" "$f" >/dev/null 2>"$tmp/err"
