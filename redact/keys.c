@@ -72,7 +72,7 @@ static enum keykind classify(slice key, bool flag)
 	if (strcmp(last, "NAME") == 0 && strcmp(before, "USER") == 0)
 		return KEY_USER;
 	static const char *const host[] = { "HOST", "HOSTNAME", "HOSTS", "ADDR", "NODENAME", "NODELIST", "HOSTLIST",
-					    "ENDPOINT", "PODNAME", "HOSTFILE", NULL };
+					    "ENDPOINT", "PODNAME", NULL };
 	static const char *const host_weak[] = { "NODE", "NODES", "SERVER", "ADDRESS", "IP", "POD", NULL };
 	static const char *const user[] = { "USER", "USERNAME", "LOGNAME", "OWNER", NULL };
 	static const char *const name[] = { "NAMESPACE", "ACCOUNT", "ENTITY", "PROJECT", NULL };
@@ -151,6 +151,9 @@ bool keys_value(scanner *sc, size_t at, size_t end, size_t *next)
 		ve = value_end(s, vs, kind);
 	}
 	if (ve == vs)
+		return false;
+	/* MASTER_ADDR=$(hostname), USER=$USER: a shell's, not a name */
+	if (kind != KEY_SECRET && !scan_word(s.p[vs]) && s.p[vs] != '[')
 		return false;
 	switch (kind) {
 	case KEY_SECRET: {
@@ -236,19 +239,25 @@ enum ctx keys_phrase(const scanner *sc, size_t at, size_t end, bool *strong)
 	/* "on host X", "peer X", "Nodes gpu[1-4]", "resolve 'X'", pod "X" */
 	if (!have_prev)
 		return CTX_NONE;
-	size_t g = sc->prev_end, quotes = 0;
+	size_t g = sc->prev_end, quotes = 0, parens = 0;
 	for (; g < at; g++) {
 		if (is_quote(s.p[g]))
 			quotes++;
+		else if (s.p[g] == '(')
+			parens++;
 		else if (!is_space(s.p[g]))
 			return CTX_NONE;
 	}
-	if (quotes > 1 || at - sc->prev_end > 8 || (quotes && !is_quote(before)))
+	if (quotes > 1 || parens > 1 || at - sc->prev_end > 8 || (quotes && !is_quote(before)))
 		return CTX_NONE;
 	static const char *const hostwords[] = { "host", "hostname", "node", "nodes", "nodelist", "peer", "server",
-						 "machine", "pod", "resolve", "hosts", NULL };
+						 "machine", "pod", "resolve", "resolving", "hosts", "gethostbyname",
+						 "getaddrinfo", NULL };
 	*strong = quotes > 0;
-	if (word_is(s, sc->prev_at, sc->prev_end, hostwords))
+	size_t pw = sc->prev_end; /* the last label: socket.gethostbyname */
+	while (pw > sc->prev_at && s.p[pw - 1] != '.')
+		pw--;
+	if (word_is(s, pw, sc->prev_end, hostwords))
 		return CTX_HOST;
 	if (word_is(s, sc->prev_at, sc->prev_end, spaces))
 		return CTX_NAME;

@@ -31,8 +31,29 @@ static const char *const exts[] = {
 static const char *const generic[] = {
 	"localhost", "none", "null", "nil", "true", "false", "unknown", "undefined", "auto", "default", "any", "all",
 	"yes", "no", "na", "self", "master", "worker", "head", "node", "server", "host", "client", "local", "remote",
-	"peer", "main", "primary", NULL,
+	"peer", "main", "primary", "hostname", NULL,
 };
+
+/* Network interface names ("eth0", "ib0", "veth75fa783", "br-3f2a"): the
+ * diagnosis reads them, they are never hosts. */
+static bool iface_like(slice w)
+{
+	static const char *const ifaces[] = { "eth", "ens", "enp", "eno", "enP", "em", "ib", "ibp", "ibs", "mlx",
+					      "docker", "veth", "virbr", "bond", "wlan", "hsn", "bxi", "ipogif",
+					      "cxi", "efa", NULL };
+	if (w.n == 2 && w.p[0] == 'l' && w.p[1] == 'o')
+		return true;
+	if (w.n > 3 && memcmp(w.p, "br-", 3) == 0)
+		return true;
+	if (memchr(w.p, '-', w.n) || memchr(w.p, '.', w.n))
+		return false;
+	for (size_t i = 0; ifaces[i]; i++) {
+		size_t n = strlen(ifaces[i]);
+		if (w.n > n && strncmp(w.p, ifaces[i], n) == 0 && scan_digit(w.p[n]))
+			return true;
+	}
+	return w.n > 4 && memcmp(w.p, "veth", 4) == 0;
+}
 
 static bool has_digit(slice w)
 {
@@ -47,7 +68,7 @@ static bool has_digit(slice w)
  * dash, an underscore or a dot in it too, and no bare hex number. */
 static bool hostish(slice w, bool weak)
 {
-	if (w.n < 2 || w.n > 253 || scan_word_in(w, generic))
+	if (w.n < 2 || w.n > 253 || scan_word_in(w, generic) || iface_like(w))
 		return false;
 	bool letter = false, mark = false, hex = true;
 	for (size_t i = 0; i < w.n; i++) {
