@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "../report/report.h"
+#include "options.h"
 
 int cmd_analyze(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
@@ -17,17 +18,14 @@ int cmd_redact(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 
-/* Shared option handling. */
-enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
-bool color_parse(const char *s, enum color_mode *out);
-/* Colour for a stream: never under NO_COLOR (unless forced), auto on a tty. */
-bool color_enabled(enum color_mode mode, int fd);
+/* The option tables of the commands that use the shared parser. */
+extern const cli_cmd analyze_cmd, merge_cmd, explain_cmd;
 /* Checks the job, writes the report and gives the exit status: 0, 1 for
  * an error finding, or `status` when it is already 2. */
 int report_finish(model *m, const report_opts *ro, int status);
 /* Writes m as a mergeable summary. Returns 0, or -1 when writing failed. */
 int summary_print(FILE *out, const model *m);
-/* Prints "ncclog: msg" to stderr. */
+/* Prints "ncclog: msg" to stderr, escaped. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* setup_load for a command: on error the message is printed (one line,

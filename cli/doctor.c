@@ -21,9 +21,7 @@
 #include "commands.h"
 #include "../ingest/setup.h"
 
-#ifndef NCCLOG_VERSION
-#define NCCLOG_VERSION "0.0.0"
-#endif
+#include "version.h"
 
 extern char **environ;
 

@@ -18,9 +18,7 @@
 #include "../ingest/follow.h"
 #include "../ingest/setup.h"
 
-#ifndef NCCLOG_VERSION
-#define NCCLOG_VERSION "0.0.0"
-#endif
+#include "version.h"
 
 static const char usage[] =
 	"usage: ncclog live [OPTIONS] [FILE...]\n"

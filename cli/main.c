@@ -1,5 +1,6 @@
 /* ncclog: reads NCCL_DEBUG logs of distributed GPU jobs and says what is
- * wrong and what to do about it. */
+ * wrong and what to do about it. The table of commands: their dispatch,
+ * the usage, `ncclog help CMD` and the shell completions all come from it. */
 #include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,63 +8,159 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
 #include "../ingest/setup.h"
+#include "../util/escape.h"
+#include "commands.h"
+#include "version.h"
 
-#ifndef NCCLOG_VERSION
-#define NCCLOG_VERSION "0.0.0"
-#endif
+static int cmd_completions(int argc, char **argv);
 
-static const char usage[] =
-	"usage: ncclog COMMAND [OPTIONS] [FILE...]\n"
-	"\n"
-	"commands:\n"
-	"  analyze [FILE...]   diagnose the logs (standard input when no FILE or \"-\")\n"
-	"  live [FILE...]      diagnose a running job as its logs arrive (stdin, or --follow files)\n"
-	"  merge SUMMARY...    merge per-node summaries of `analyze --summary`\n"
-	"  explain ID          the long text of one finding id (--list: all ids)\n"
-	"  rules list|test     the loaded rules; test them against their sample lines\n"
-	"  redact [FILE...]    a copy of the logs with hosts, addresses, pids, users hidden\n"
-	"  view FILE...        the per-rank timeline: who stopped where (terminal UI)\n"
-	"  doctor              check this node before a job, the way NCCL will see it\n"
-	"\n"
-	"  ncclog COMMAND --help   options of a command\n"
-	"  ncclog --version        version and the NCCL log formats it knows\n";
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *args, *summary;
+	const cli_cmd *opts; /* its options, for completions; NULL when it parses its own */
+} commands[] = {
+	{ "analyze", cmd_analyze, "[FILE...]", "diagnose the logs (standard input when no FILE or \"-\")", &analyze_cmd },
+	{ "live", cmd_live, "[FILE...]", "diagnose a running job as its logs arrive (stdin, or --follow files)", NULL },
+	{ "view", cmd_view, "FILE...", "the per-rank timeline: who stopped where (terminal UI)", NULL },
+	{ "merge", cmd_merge, "SUMMARY...", "merge per-node summaries of `analyze --summary`", &merge_cmd },
+	{ "explain", cmd_explain, "ID", "the long text of one finding id (--list: all ids)", &explain_cmd },
+	{ "rules", cmd_rules, "list|test", "the loaded rules; test them against their sample lines", NULL },
+	{ "redact", cmd_redact, "[FILE...]", "a copy of the logs with hosts, addresses, pids, users hidden", NULL },
+	{ "doctor", cmd_doctor, "", "check this node before a job, the way NCCL will see it", NULL },
+	{ "completions", cmd_completions, "bash|zsh|fish", "the shell completions of ncclog, to source", NULL },
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *out)
+{
+	fputs("usage: ncclog COMMAND [OPTIONS] [ARGS...]\n\ncommands:\n", out);
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		char left[40];
+		snprintf(left, sizeof left, "%s %s", commands[i].name, commands[i].args);
+		fprintf(out, "  %-24s %s\n", left, commands[i].summary);
+	}
+	fputs("\n  ncclog help COMMAND      options of a command (or ncclog COMMAND --help)\n"
+	      "  ncclog --version         version and the NCCL log formats it knows\n",
+	      out);
+}
 
 void cli_error(const char *fmt, ...)
 {
-	va_list ap;
-	fputs("ncclog: ", stderr);
+	/* The whole line goes through one escape: a file name or an argument
+	 * in it can never put a raw control byte, a newline or a bidi override
+	 * on the terminal. The fixed text of every message is plain. */
+	va_list ap, again;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	va_copy(again, ap);
+	char small[512], *msg = small;
+	int n = vsnprintf(small, sizeof small, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (n < 0)
+		small[0] = '\0';
+	else if ((size_t)n >= sizeof small && vsnprintf(msg = xmalloc((size_t)n + 1), (size_t)n + 1, fmt, again) < 0)
+		msg[0] = '\0';
+	va_end(again);
+	strbuf b = { 0 };
+	fprintf(stderr, "ncclog: %s\n", escape_name(&b, msg));
+	sb_free(&b);
+	if (msg != small)
+		free(msg);
 }
 
-bool color_parse(const char *s, enum color_mode *out)
+static const struct command *find(const char *name)
 {
-	if (strcmp(s, "auto") == 0)
-		*out = COLOR_AUTO;
-	else if (strcmp(s, "always") == 0)
-		*out = COLOR_ALWAYS;
-	else if (strcmp(s, "never") == 0)
-		*out = COLOR_NEVER;
-	else
-		return false;
-	return true;
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
 }
 
-bool color_enabled(enum color_mode mode, int fd)
+/* ---- completions, made from the table ---- */
+
+static void options_of(const cli_cmd *c, strbuf *b)
 {
-	if (mode == COLOR_ALWAYS)
-		return true;
-	if (mode == COLOR_NEVER)
-		return false;
-	const char *nc = getenv("NO_COLOR");
-	if (nc && *nc)
-		return false;
-	const char *term = getenv("TERM");
-	return isatty(fd) && !(term && strcmp(term, "dumb") == 0);
+	if (!c)
+		return;
+	static const char *const common[] = { "--format", "--color", "--rules", "--verbose" };
+	for (int i = 0; i < 4; i++)
+		if (c->common & (1u << i))
+			sb_printf(b, " %s", common[i]);
+	for (const cli_opt *o = c->opts; o && o->name; o++)
+		sb_printf(b, " --%s", o->name);
+	sb_adds(b, " --help");
+}
+
+static int cmd_completions(int argc, char **argv)
+{
+	const char *sh = argc >= 2 ? argv[1] : "";
+	strbuf names = { 0 };
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		sb_printf(&names, "%s%s", i ? " " : "", commands[i].name);
+	if (strcmp(sh, "bash") == 0) {
+		printf("# ncclog completions for bash: source <(ncclog completions bash)\n"
+		       "_ncclog() {\n"
+		       "\tlocal cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}\n"
+		       "\tif [ \"$COMP_CWORD\" -eq 1 ]; then COMPREPLY=($(compgen -W '%s --help --version' -- \"$cur\")); return; fi\n"
+		       "\tcase \"$cur\" in -*)\n\t\tcase \"$cmd\" in\n",
+		       names.p);
+		for (size_t i = 0; i < NCOMMANDS; i++) {
+			strbuf o = { 0 };
+			options_of(commands[i].opts, &o);
+			if (o.n)
+				printf("\t\t%s) COMPREPLY=($(compgen -W '%s' -- \"$cur\")); return;;\n", commands[i].name, o.p + 1);
+			sb_free(&o);
+		}
+		printf("\t\tesac;;\n\tesac\n"
+		       "\tcase \"$cmd\" in\n"
+		       "\texplain) COMPREPLY=($(compgen -W \"$(ncclog explain --list 2>/dev/null | cut -d' ' -f1)\" -- \"$cur\"));;\n"
+		       "\tcompletions) COMPREPLY=($(compgen -W 'bash zsh fish' -- \"$cur\"));;\n"
+		       "\trules) [ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W 'list test' -- \"$cur\")) || COMPREPLY=($(compgen -f -- \"$cur\"));;\n"
+		       "\t*) COMPREPLY=($(compgen -f -- \"$cur\"));;\n"
+		       "\tesac\n}\ncomplete -o filenames -F _ncclog ncclog\n");
+	} else if (strcmp(sh, "zsh") == 0) {
+		printf("#compdef ncclog\n# ncclog completions for zsh (a file _ncclog on $fpath, or source <(ncclog completions zsh))\n"
+		       "_ncclog() {\n"
+		       "\tif (( CURRENT == 2 )); then\n\t\tlocal -a cmds; cmds=(\n");
+		for (size_t i = 0; i < NCOMMANDS; i++) {
+			strbuf s = { 0 };
+			for (const char *p = commands[i].summary; *p; p++)
+				if (*p != '\'' && *p != ':' && *p != '`')
+					sb_addc(&s, *p);
+			printf("\t\t\t'%s:%s'\n", commands[i].name, s.p);
+			sb_free(&s);
+		}
+		printf("\t\t)\n\t\t_describe command cmds\n\t\treturn\n\tfi\n\tcase $words[2] in\n"
+		       "\texplain) compadd -- ${(f)\"$(ncclog explain --list 2>/dev/null | cut -d' ' -f1)\"};;\n"
+		       "\tcompletions) compadd bash zsh fish;;\n\trules) (( CURRENT == 3 )) && compadd list test || _files;;\n");
+		for (size_t i = 0; i < NCOMMANDS; i++) {
+			strbuf o = { 0 };
+			options_of(commands[i].opts, &o);
+			if (o.n)
+				printf("\t%s) if [[ $PREFIX == -* ]]; then compadd -- %s; else _files; fi;;\n", commands[i].name, o.p + 1);
+			sb_free(&o);
+		}
+		printf("\t*) _files;;\n\tesac\n}\nif [[ $zsh_eval_context[-1] == loadautofunc ]]; then _ncclog \"$@\"; else compdef _ncclog ncclog; fi\n");
+	} else if (strcmp(sh, "fish") == 0) {
+		printf("# ncclog completions for fish: ncclog completions fish > ~/.config/fish/completions/ncclog.fish\n"
+		       "complete -c ncclog -f -n __fish_use_subcommand -a '%s'\n", names.p);
+		for (size_t i = 0; i < NCOMMANDS; i++) {
+			printf("complete -c ncclog -n '__fish_seen_subcommand_from %s' -d '%s' -F\n", commands[i].name, commands[i].summary);
+			strbuf o = { 0 };
+			options_of(commands[i].opts, &o);
+			for (char *t = o.p ? strtok(o.p, " ") : NULL; t; t = strtok(NULL, " "))
+				printf("complete -c ncclog -n '__fish_seen_subcommand_from %s' -l %s\n", commands[i].name, t + 2);
+			sb_free(&o);
+		}
+		printf("complete -c ncclog -f -n '__fish_seen_subcommand_from explain' -a '(ncclog explain --list 2>/dev/null | string split -f1 \" \")'\n");
+	} else {
+		cli_error("completions: which shell: bash, zsh or fish");
+		sb_free(&names);
+		return 2;
+	}
+	sb_free(&names);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -71,37 +168,35 @@ int main(int argc, char **argv)
 	/* LC_CTYPE only: number formatting (cJSON) stays "C". */
 	setlocale(LC_CTYPE, "");
 	if (argc < 2) {
-		fputs(usage, stderr);
+		usage(stderr);
 		return 2;
 	}
-	const char *cmd = argv[1];
-	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-		printf("ncclog %s\nknows the NCCL log formats of NCCL 2.3 to 2.30 "
-		       "(pre-2.3 lines without the NCCL token included)\n", NCCLOG_VERSION);
+	const char *name = argv[1];
+	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0 || strcmp(name, "version") == 0) {
+		printf("ncclog %s\nknows the NCCL log formats of NCCL 2.0 to 2.30 (pre-2.3 lines without the NCCL "
+		       "token included), PyTorch's from 1.8, and Flight Recorder dumps of 2.3 to 2.10\n",
+		       NCCLOG_VERSION);
 		return 0;
 	}
-	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-		fputs(usage, stdout);
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+		if (argc >= 3 && strcmp(name, "help") == 0) {
+			const struct command *c = find(argv[2]);
+			if (!c) {
+				cli_error("help: no command '%s' (try: ncclog --help)", argv[2]);
+				return 2;
+			}
+			char *args[] = { argv[2], "--help", NULL };
+			return c->run(2, args);
+		}
+		usage(stdout);
 		return 0;
 	}
-	if (strcmp(cmd, "analyze") == 0)
-		return cmd_analyze(argc - 1, argv + 1);
-	if (strcmp(cmd, "live") == 0)
-		return cmd_live(argc - 1, argv + 1);
-	if (strcmp(cmd, "merge") == 0)
-		return cmd_merge(argc - 1, argv + 1);
-	if (strcmp(cmd, "explain") == 0)
-		return cmd_explain(argc - 1, argv + 1);
-	if (strcmp(cmd, "rules") == 0)
-		return cmd_rules(argc - 1, argv + 1);
-	if (strcmp(cmd, "redact") == 0)
-		return cmd_redact(argc - 1, argv + 1);
-	if (strcmp(cmd, "view") == 0)
-		return cmd_view(argc - 1, argv + 1);
-	if (strcmp(cmd, "doctor") == 0)
-		return cmd_doctor(argc - 1, argv + 1);
-	cli_error("unknown command '%s' (try: ncclog --help)", cmd);
-	return 2;
+	const struct command *c = find(name);
+	if (!c) {
+		cli_error("unknown command '%s' (try: ncclog --help)", name);
+		return 2;
+	}
+	return c->run(argc - 1, argv + 1);
 }
 
 int setup_load_or_report(setup *s, char **extra, size_t nextra)
@@ -115,4 +210,3 @@ int setup_load_or_report(setup *s, char **extra, size_t nextra)
 	sb_free(&err);
 	return rc;
 }
-

@@ -1,7 +1,6 @@
 /* `ncclog merge`: the findings of a job whose logs were summarized where
  * they lie (`ncclog analyze --summary` on each node). */
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,22 +11,19 @@
 #include "commands.h"
 #include "../ingest/setup.h"
 
-#ifndef NCCLOG_VERSION
-#define NCCLOG_VERSION "0.0.0"
-#endif
+#include "version.h"
 
-static const char usage[] =
-	"usage: ncclog merge [OPTIONS] SUMMARY.json...\n"
-	"Merges the job summaries that `ncclog analyze --summary` wrote (one per node,\n"
-	"say) and reports as if all their logs had been analyzed at once.\n"
-	"\n"
-	"  -f, --format FMT     text (default), json or markdown\n"
-	"      --color WHEN     auto (default), always or never\n"
-	"  -h, --help           this help\n"
-	"\n"
+const cli_cmd merge_cmd = {
+	"merge",
+	"[OPTIONS] SUMMARY.json...",
+	"Merges the job summaries that `ncclog analyze --summary` wrote (one per node, say)\n"
+	"and reports as if all their logs had been analyzed at once.\n",
+	COMMON_FORMAT | COMMON_COLOR | COMMON_VERBOSE,
+	NULL,
 	"Slurm: srun --ntasks-per-node=1 sh -c 'ncclog analyze --summary /local/logs/*.log\n"
 	"       > /shared/sum.$SLURM_NODEID.json' && ncclog merge /shared/sum.*.json\n"
-	"exit status as for analyze\n";
+	"exit status as for analyze\n",
+};
 
 int summary_print(FILE *out, const model *m)
 {
@@ -59,11 +55,12 @@ static int load_summary(const char *path, const catalog *cat, model *out, strbuf
 {
 	char *text;
 	size_t len;
+	/* initialized first: the caller frees it whatever happened */
+	model_init(out, cat);
 	if (file_slurp(path, &text, &len, err) != 0)
 		return -1;
 	cJSON *doc = cJSON_ParseWithLength(text, len);
 	free(text);
-	model_init(out, cat);
 	if (!doc) {
 		sb_printf(err, "%s: not JSON", path);
 		return -1;
@@ -77,62 +74,58 @@ static int load_summary(const char *path, const catalog *cat, model *out, strbuf
 	return rc;
 }
 
+static int no_opts(void *ctx, int opt, const char *value)
+{
+	(void)ctx, (void)opt, (void)value;
+	return 0;
+}
+
 int cmd_merge(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "color", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	report_opts ro = { .format = FMT_TEXT, .version = NCCLOG_VERSION };
-	enum color_mode cm = COLOR_AUTO;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+f:h", opts, NULL)) != -1) {
-		if (c == 'f' && (strcmp(optarg, "text") == 0 || strcmp(optarg, "json") == 0 || strcmp(optarg, "markdown") == 0)) {
-			ro.format = optarg[0] == 't' ? FMT_TEXT : optarg[0] == 'j' ? FMT_JSON : FMT_MARKDOWN;
-		} else if (c == 'c' && color_parse(optarg, &cm)) {
-			continue;
-		} else if (c == 'h') {
-			fputs(usage, stdout);
-			return 0;
-		} else {
-			cli_error("merge: bad option or value (see ncclog merge --help)");
-			return 2;
-		}
+	cli_args ca;
+	int rc = cli_parse(&merge_cmd, argc, argv, no_opts, NULL, &ca);
+	if (rc) {
+		cli_args_free(&ca);
+		return rc == 1 ? 0 : 2;
 	}
-	if (optind >= argc) {
-		fputs(usage, stderr);
+	if (ca.noperands == 0) {
+		cli_usage_error(&merge_cmd, "which summaries? (ncclog analyze --summary writes them)");
+		cli_args_free(&ca);
 		return 2;
 	}
-	ro.color = ro.format == FMT_TEXT && color_enabled(cm, STDOUT_FILENO);
+	report_opts ro = { .format = ca.format, .version = NCCLOG_VERSION, .verbose = ca.verbose };
+	ro.color = ca.format == FMT_TEXT && color_enabled(ca.color, STDOUT_FILENO);
 	setup s;
 	strbuf err = { 0 };
 	if (setup_catalog(&s, &err) != 0) {
 		cli_error("%s", err.p);
 		sb_free(&err);
 		setup_free(&s);
+		cli_args_free(&ca);
 		return 2;
 	}
 	model m;
 	model_init(&m, &s.cat);
 	int status = 0;
-	for (int i = optind; i < argc; i++) {
+	size_t loaded = 0;
+	for (size_t i = 0; i < ca.noperands; i++) {
 		model part;
 		sb_clear(&err);
-		if (load_summary(argv[i], &s.cat, &part, &err) != 0) {
+		if (load_summary(ca.operands[i], &s.cat, &part, &err) != 0) {
 			cli_error("%s", err.p);
 			status = 2;
 		} else {
 			model_merge(&m, &part);
+			loaded++;
 		}
 		model_free(&part);
 	}
-	status = report_finish(&m, &ro, status);
+	/* each unreadable one said why; no report that would read as healthy */
+	if (loaded > 0)
+		status = report_finish(&m, &ro, status);
 	model_free(&m);
 	setup_free(&s);
 	sb_free(&err);
+	cli_args_free(&ca);
 	return status;
 }

@@ -128,8 +128,12 @@ static int rules_test(setup *s, const opts *o, char **paths, size_t npaths)
 	for (size_t i = 0; i < s->rs.n; i++) {
 		const rule *r = &s->rs.v[i];
 		bool mine = npaths == 0;
-		for (size_t p = 0; p < npaths && !mine; p++)
-			mine = strncmp(r->src, paths[p], strlen(paths[p])) == 0;
+		strbuf shown = { 0 }; /* rule locations hold the escaped file name */
+		for (size_t p = 0; p < npaths && !mine; p++) {
+			const char *path = escape_name(&shown, paths[p]);
+			mine = strncmp(r->src, path, shown.n) == 0;
+		}
+		sb_free(&shown);
 		if (!mine)
 			continue;
 		nrules++;

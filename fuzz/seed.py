@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of the fuzz targets from samples/ and rules/.
 
-usage: seed.py OUTDIR   (makes OUTDIR/lines, OUTDIR/rules, OUTDIR/analyze, OUTDIR/pickle)
+usage: seed.py OUTDIR   (makes OUTDIR/lines, OUTDIR/rules, OUTDIR/analyze, OUTDIR/pickle,
+                          OUTDIR/source, OUTDIR/redact)
 
-Seeds are cut to a few KiB so that the fuzzers stay fast. The first bytes
+Seeds are cut to a few KiB so that the fuzzers stay fast. The source
+target also starts from the files in fuzz/seeds/source (every gzip and zstd
+form, damaged ones included), kept in the tree because they need pzstd and
+zstd to make. The first bytes
 of a lines or analyze seed are the target's knobs (line limit, chunking,
 where the second file starts), as the targets read them.
 """
+import gzip
 import hashlib
 import json
 import pathlib
@@ -60,6 +65,19 @@ def main():
             write(out / "rules", json.dumps({"rules": [r]}, indent=1).encode())
     write(out / "rules", b'{"rules": []}')
     pickle_seeds(out / "pickle")
+    for p in sorted((ROOT / "fuzz" / "seeds" / "source").iterdir()):
+        write(out / "source", p.read_bytes())
+    # redaction: the battery's logs, one class of identifier each, and samples
+    for p in sorted((ROOT / "tests" / "redact").glob("*.log")):
+        for k, c in enumerate(chunks(p.read_bytes())):
+            write(out / "redact", bytes([k % 256]) + c)
+    for i, p in enumerate(logs[::3]):
+        for c in chunks(p.read_bytes())[:2]:
+            write(out / "redact", bytes([i % 256]) + c)
+    for i, p in enumerate(logs[::4]):
+        head = chunks(p.read_bytes(), MAX // 2)[:1]
+        for c in head:
+            write(out / "source", gzip.compress(c, mtime=0))
 
 
 def pickle_seeds(d):

@@ -1,6 +1,7 @@
 #include "input.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../parser/source.h"
 
@@ -64,6 +65,11 @@ int input_read(const char *path, model *m, ruleset *rs, strbuf *err)
 
 int input_learn(const char *path, redactor *rd, strbuf *err)
 {
+	/* a FIFO (or a device) can be read only once: it is learned as it is
+	 * read, as standard input is */
+	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return 0;
 	source *src = source_open(path, err);
 	if (!src)
 		return -1;

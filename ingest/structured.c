@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../model/frmatch.h"
 #include "../parser/frdump.h"
@@ -73,7 +74,10 @@ static const structured_kind kinds[] = {
 
 const structured_kind *structured_sniff(const char *path)
 {
-	if (strcmp(path, "-") == 0)
+	/* only a regular file can be looked at and then read again: a FIFO
+	 * or standard input is a log, read once */
+	struct stat st;
+	if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return NULL;
 	strbuf e = { 0 };
 	source *s = source_open(path, &e);

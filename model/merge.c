@@ -345,6 +345,8 @@ void model_merge(model *dst, const model *src)
 	}
 	free(order);
 	dst->nloose += src->nloose;
+	dst->nccl_records += src->nccl_records;
+	dst->matched += src->matched;
 	free(r.file);
 	free(r.shift);
 	free(r.str);

@@ -90,6 +90,11 @@ static int rank_from_name(const char *name)
 	return -1;
 }
 
+bool model_has_content(const model *m)
+{
+	return m->nccl_records || m->matched || m->fr || m->fs.n;
+}
+
 void model_take_fr(model *m, struct frmatch_report *r)
 {
 	if (m->fr) {
@@ -318,6 +323,8 @@ void model_record(model *m, int file, uint64_t lineno, uint64_t off, const recor
 	m->cur_off = off;
 	m->cur_span = span && span->n > 1 ? span : NULL;
 	m->cur_explained = m->cur_fwerr = false;
+	if (r->level != LV_NONE)
+		m->nccl_records++;
 	p->recent[p->nrecent++ % PROC_RECENT] = (lineref){ file, lineno, off };
 	m->cur_proc = pi;
 	m->cur = r;
@@ -737,6 +744,7 @@ void model_match(model *m, const match *mt)
 	int pi = m->cur_proc;
 	if (pi < 0)
 		return;
+	m->matched++;
 	proc *p = &m->procs[pi];
 	switch ((enum model_tag)mt->r->tag) {
 	case TAG_COMM_INIT:

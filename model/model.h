@@ -183,6 +183,8 @@ typedef struct model {
 	intset table_hosts;    /* hosts of a device table (nccl-tests' "# Using devices") */
 	int nloose;            /* distinct catch-all findings, capped */
 	struct frmatch_report *fr; /* the Flight Recorder dumps' match, or NULL */
+	uint64_t nccl_records; /* records with NCCL's prefix or level word */
+	uint64_t matched;      /* records some rule matched */
 	findings fs;
 	/* live mode: the wall clock (0 in analyze: all input is there), and
 	 * how long a process must be quiet before its absence means something */
@@ -218,6 +220,9 @@ void model_stream_set(model *m, int file, int tag, int pi);
 /* The process a line without NCCL's prefix most likely belongs to, from
  * its launcher rank (-1: none) in the same file; -1 when none fits. */
 int model_guess_proc(const model *m, int file, int lrank, bool untagged);
+/* True when the inputs held anything to analyze: an NCCL line, a line a
+ * rule knows, or a Flight Recorder dump. */
+bool model_has_content(const model *m);
 /* Takes the report of the job's Flight Recorder dumps (m frees it). */
 void model_take_fr(model *m, struct frmatch_report *r);
 /* Registers an input; returns its index. */

@@ -124,6 +124,8 @@ cJSON *summary_write(const model *m)
 	cJSON_AddItemToObject(doc, "excerpt", ev_json(&m->ev_excerpt));
 	cJSON_AddItemToObject(doc, "table_hosts", ints(m->table_hosts.v, m->table_hosts.n));
 	cJSON_AddNumberToObject(doc, "nloose", m->nloose);
+	cJSON_AddNumberToObject(doc, "nccl_records", (double)m->nccl_records);
+	cJSON_AddNumberToObject(doc, "matched", (double)m->matched);
 	cJSON *fs = cJSON_AddArrayToObject(doc, "findings");
 	for (size_t i = 0; i < m->fs.n; i++) {
 		const finding *f = &m->fs.v[i];
@@ -344,6 +346,10 @@ int summary_read(model *m, const cJSON *doc, strbuf *err)
 	m->nloose = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "nloose"));
 	if (m->nloose < 0 || m->nloose > 1 << 20)
 		m->nloose = 0;
+	double nr = cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "nccl_records")),
+	       nm = cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "matched"));
+	m->nccl_records = nr > 0 && nr < 1e18 ? (uint64_t)nr : 0;
+	m->matched = nm > 0 && nm < 1e18 ? (uint64_t)nm : 0;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "findings")) {
 		double sev = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "severity"));
 		const cJSON *hint = cJSON_GetObjectItem(e, "hint");

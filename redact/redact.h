@@ -1,8 +1,11 @@
-/* Redaction: a copy of a log with the host names, addresses, pids,
- * pointers and commIds and the user names in paths replaced by consistent
- * pseudonyms (redact/pseudo.h), so that it can be shared and still gives
- * the same diagnosis. Interface names, ports, versions, ranks and times
- * are kept: the diagnosis needs them. One line in, one line out. */
+/* Redaction: a copy of a log with every identifier (host names and their
+ * domains, addresses, node lists, users, shared file system directories,
+ * namespaces, pids, pointers and commIds) replaced by consistent
+ * pseudonyms (redact/pseudo.h) and secrets masked, so that it can be
+ * shared and still gives the same diagnosis. Identifiers are found by
+ * what they are wherever they stand (redact/scan.h). Interface names,
+ * ports, versions, ranks, times and NCCL_* values are kept: the diagnosis
+ * needs them. One line in, one line out. */
 #ifndef NCCLOG_REDACT_H
 #define NCCLOG_REDACT_H
 
@@ -19,9 +22,9 @@ typedef struct redactor {
 /* Starts a run; key NULL or "": a random key (pseudonyms differ per run). */
 void redact_init(redactor *r, const char *key);
 void redact_free(redactor *r);
-/* Learns the host names and pids of one line without writing anything: a
- * first pass over files, so that a name is hidden even in lines before the
- * one that shows it is a host. */
+/* Learns the names of one line without writing anything: a first pass
+ * over files, so that a name is hidden even in lines before the one that
+ * shows it is a host. */
 void redact_learn(redactor *r, slice line);
 /* Appends the redacted line to out (learning from it first). */
 void redact_line(redactor *r, slice line, strbuf *out);

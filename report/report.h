@@ -15,7 +15,14 @@ typedef struct report_opts {
 	const char *version;
 	bool no_job;     /* text: the findings without the job summary (doctor) */
 	bool verbose;    /* every finding in full, consequences too */
+	bool brief;      /* the roots only */
+	enum severity min_severity; /* leave out findings below it */
+	const char **ids;           /* only these ids, when nids */
+	size_t nids;
 } report_opts;
+
+/* Whether a finding is shown under the options' filters. */
+bool report_shows(const report_opts *o, const finding *f);
 
 /* The answer a report opens with. */
 typedef struct verdict {
@@ -32,6 +39,11 @@ void verdict_free(verdict *v);
 
 /* Writes the report to out. Returns 0, or -1 when writing failed. */
 int report_write(FILE *out, const model *m, const report_opts *o);
+/* A format by its name or alias ("md"); false when there is none. */
+bool report_format_parse(const char *s, enum report_format *out);
+/* Appends "text (default), json or markdown", for help and errors. */
+void report_format_names(strbuf *b);
+const char *report_format_name(enum report_format f);
 
 /* The renderers behind report_write. */
 int report_text(FILE *out, const model *m, const report_opts *o);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../util/escape.h"
 #include "../util/fileio.h"
 
 /* Bounds a pathological pattern on a hostile line: a few ms at worst. */
@@ -302,15 +303,18 @@ static int load_file(ruleset *rs, const char *path, strbuf *err)
 {
 	char *text;
 	size_t len;
-	if (file_slurp(path, &text, &len, err) != 0)
+	if (file_slurp_regular(path, &text, &len, err) != 0)
 		return -1;
-	loadctx lc = { path, text, 0, err };
+	/* the name rule locations and messages show: never a raw control byte */
+	strbuf shown = { 0 };
+	loadctx lc = { escape_name(&shown, path), text, 0, err };
 	cJSON *doc = cJSON_ParseWithLength(text, len);
 	int rc = 0;
 	if (!doc) {
 		const char *at = cJSON_GetErrorPtr();
 		rc = fail_at(&lc, at && at >= text && at <= text + len ? (size_t)(at - text) : 0, "invalid JSON", NULL);
 		free(text);
+		sb_free(&shown);
 		return rc;
 	}
 	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(doc, "rules");
@@ -332,6 +336,7 @@ static int load_file(ruleset *rs, const char *path, strbuf *err)
 	}
 	cJSON_Delete(doc);
 	free(text);
+	sb_free(&shown);
 	return rc;
 }
 
@@ -366,11 +371,18 @@ int ruleset_load(ruleset *rs, const char *path, strbuf *err)
 	closedir(d);
 	qsort(names, n, sizeof *names, cmp_str);
 	int rc = 0;
+	strbuf shown = { 0 };
 	for (size_t i = 0; i < n; i++) {
-		if (rc == 0)
+		/* a FIFO or a device among the rule files would block or never
+		 * end: it is skipped, with a note */
+		if (rc == 0 && stat(names[i], &st) == 0 && !S_ISREG(st.st_mode))
+			sb_printf(&rs->notes, "%s: is %s, not a regular file; skipped\n", escape_name(&shown, names[i]),
+				  file_kind_name(st.st_mode));
+		else if (rc == 0)
 			rc = load_file(rs, names[i], err);
 		free(names[i]);
 	}
+	sb_free(&shown);
 	free(names);
 	return rc;
 }

@@ -96,16 +96,34 @@ printf 'OSError: [Errno 116] Stale file handle\n' >"$tmp/nfs.log"
 expect 1 "user rule" -- "$bin" analyze --rules "$tmp/site.json" "$tmp/nfs.log"
 contains "$out" "error[site-nfs-stale]: NFS handle went stale" "user rule fires"
 
-# empty input
-expect 0 "empty file" -- "$bin" analyze /dev/null
-expect 0 "empty stdin" -- sh -c "'$bin' analyze --format json </dev/null"
-valid_json "empty stdin"
+# nothing to analyze: exit 3, no report (which would read as healthy),
+# one line that says what to set
+expect 3 "empty file" -- "$bin" analyze /dev/null
+contains "$err" "NCCL_DEBUG=INFO" "empty file: the advice"
+one_line "empty file"
+[ -z "$out" ] && ok || fail "empty file: a report on stdout"
+expect 3 "empty stdin" -- sh -c "'$bin' analyze --format json </dev/null"
+[ -z "$out" ] && ok || fail "empty stdin: a report on stdout"
+printf 'epoch 1 loss 0.3\nepoch 2 loss 0.2\n' >"$tmp/plain.log"
+expect 3 "no NCCL line" -- "$bin" analyze "$tmp/plain.log"
+contains "$err" "holds no line of NCCL" "no NCCL line: which input"
+# nothing readable at all: exit 2, nothing on stdout
+expect 2 "only missing files" -- "$bin" analyze -f json "$tmp/nope.log" "$tmp/nope2.log"
+[ -z "$out" ] && ok || fail "only missing files: a report on stdout"
+contains "$err" "no input could be read" "only missing files: said so"
+# options after the operands, and "--" to end them
+expect 0 "options after files" -- "$bin" analyze "$healthy"/node-a.log -f json
+valid_json "options after files"
+expect 2 "-- ends the options" -- "$bin" analyze -- "$healthy"/node-a.log -f
+contains "$err" "ncclog: -f: No such file or directory" "-- ends the options: -f is a file"
+expect 2 "misspelled option" -- "$bin" analyze --formt json "$healthy"/node-a.log
+contains "$err" "did you mean --format?" "misspelled option: nearest"
+one_line "misspelled option"
 
 # hostile bytes: binary, NUL, invalid UTF-8, escapes, 10 MB line
 head -c 200000 /dev/urandom >"$tmp/binary.log"
 expect_any() { "$@" >"$tmp/out" 2>"$tmp/err"; local s=$?; out=$(cat "$tmp/out"); if [ $s -le 1 ]; then ok; else fail "$*: exit $s"; fi; }
-expect_any "$bin" analyze --format json "$tmp/binary.log"
-valid_json "binary"
+expect 3 "binary" -- "$bin" analyze --format json "$tmp/binary.log"
 printf 'node-a:1:1 [0] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>\0\xff\xfe\n\xc3\x28 node-a:1:1 [0] misc/socket.cc:1 NCCL WARN socketProgress: Connection closed by remote peer \x1b]52;c;ZXZpbA==\x07\x1b[2J\x9b31m\bboom\n' >"$tmp/evil.log"
 expect_any "$bin" analyze --format json "$tmp/evil.log"
 valid_json "invalid UTF-8 in JSON"

@@ -60,7 +60,10 @@ for x in cut.gz cut.zst bad.gz; do
 done
 # a short plain file (less than a magic number) is read as it is
 printf 'x\n' >"$tmp/short.log"
-"$ncclog" analyze "$tmp/short.log" >/dev/null 2>&1 || fail "a 2-byte plain file"
+"$ncclog" analyze "$tmp/short.log" >/dev/null 2>"$tmp/err"
+rc=$?
+# read, and found to hold no NCCL line (3), not refused as damaged (2)
+[ $rc -eq 3 ] && grep -q "holds no line of NCCL" "$tmp/err" || fail "a 2-byte plain file: exit $rc, $(cat "$tmp/err")"
 
 [ $fails -eq 0 ] && echo "compressed: ok"
 exit $((fails > 0))

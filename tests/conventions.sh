@@ -21,7 +21,7 @@ for cmd in analyze explain "rules list" "rules test" redact; do
 	[ -s "$tmp/err" ] && fail "$cmd --help: wrote to stderr"
 	grep -q -- "--color" "$tmp/out" || fail "$cmd --help: no --color"
 done
-"$ncclog" --version | grep -q "NCCL 2.3 to 2.30" || fail "--version lists the known NCCL formats"
+"$ncclog" --version | grep -q "NCCL 2.0 to 2.30" || fail "--version lists the known NCCL formats"
 
 esc=$'\033['
 has_esc() { grep -qF "$esc" "$1"; }
@@ -46,7 +46,7 @@ for cmd in analyze explain "rules list" redact; do
 	"$ncclog" $cmd --color sometimes x >/dev/null 2>"$tmp/err"
 	rc=$?
 	[ $rc -eq 2 ] || fail "$cmd --color sometimes: exit $rc"
-	grep -q "^ncclog: .*--color takes auto, always or never" "$tmp/err" || fail "$cmd: bad --color message: $(cat "$tmp/err")"
+	grep -Eq "^ncclog( [a-z]+)?: .*--color takes auto, always or never" "$tmp/err" || fail "$cmd: bad --color message: $(cat "$tmp/err")"
 done
 
 # errors: "ncclog: file: message", exit 2, the other inputs still handled

@@ -282,6 +282,8 @@ class Runner:
         env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(self.dir, 'no-config'))
         rep = subprocess.run([self.ncclog, 'analyze', '--format', 'json', '--color', 'never'] + paths,
                              capture_output=True, env=env)
+        if rep.returncode == 3:
+            return collections.defaultdict(set), set()  # nothing ncclog knows in these lines: no report, no finding
         if rep.returncode not in (0, 1):
             raise SystemExit(f'ncclog analyze failed ({rep.returncode}): {rep.stderr.decode(errors="replace")[:300]}')
         report = json.loads(rep.stdout)

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Redaction over every sample folder: `ncclog redact` copies and
-`analyze --redact` give the same findings (id and severity) as the
-originals; the copies hold none of the original host names, addresses or
-user names; pseudonyms are consistent and keep subnets and special ranges.
+"""Redaction over every sample folder and the battery in tests/redact:
+`ncclog redact` copies and `analyze --redact` give the same findings (id,
+severity and ranks) as the originals; the copies hold none of the original
+host names, addresses or user names (the battery: none of the identifiers
+its NAME.gone lists, each class in each position, and all of NAME.keep);
+pseudonyms are consistent and keep subnets and special ranges, not the
+host part of an address.
 
-usage: redact.py NCCLOG SAMPLES_DIR"""
+usage: redact.py NCCLOG SAMPLES_DIR [BATTERY_DIR]"""
 import ipaddress
 import json
 import os
@@ -14,6 +17,7 @@ import sys
 import tempfile
 
 ncclog, samples = sys.argv[1], sys.argv[2]
+battery = sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "redact")
 failures = []
 
 
@@ -32,7 +36,8 @@ def findings(args, env=None):
         fail(f"analyze {args}: exit {p.returncode}: {p.stderr.decode(errors='replace')}")
         return None, None
     doc = json.loads(p.stdout)
-    return sorted({(f["severity"], f["id"]) for f in doc["findings"]}), doc
+    return sorted({(f["severity"], f["id"], tuple(sorted(r for r in f["ranks"] if r is not None)))
+                   for f in doc["findings"]}), doc
 
 
 PREFIX = re.compile(rb"(?:^|[\s\]:)])([A-Za-z0-9_.-]+):(\d+):(\d+) \[\d+\]")
@@ -75,19 +80,24 @@ with tempfile.TemporaryDirectory() as tmp:
         if want is None:
             continue
         out = os.path.join(tmp, name)
-        p = run(["redact", "-o", out] + files)
+        # one key for both runs: the copies are then read in the order of the
+        # originals (which analyze --redact names), as the ranks may depend on it
+        keyed = dict(os.environ, NCCLOG_REDACT_KEY="order")
+        p = run(["redact", "-o", out] + files, env=keyed)
         if p.returncode != 0:
             fail(f"{name}: redact exit {p.returncode}: {p.stderr.decode(errors='replace')}")
             continue
-        copies = sorted(os.path.join(out, f) for f in os.listdir(out))
-        if len(copies) != len(files):
-            fail(f"{name}: {len(files)} inputs, {len(copies)} redacted files")
+        got, rdoc = findings(["--redact"] + files, env=keyed)
+        if got != want:
+            fail(f"{name}: analyze --redact gives {got}, original {want}")
+        order = [os.path.basename(i["file"]) for i in rdoc["inputs"]] if rdoc else []
+        copies = [os.path.join(out, f) for f in order]
+        if sorted(order) != sorted(os.listdir(out)) or len(copies) != len(files):
+            fail(f"{name}: {len(files)} inputs, redacted files {sorted(os.listdir(out))}, inputs named {order}")
+            continue
         got, _ = findings(copies)
         if got != want:
             fail(f"{name}: redacted copy gives {got}, original {want}")
-        got, rdoc = findings(["--redact"] + files)
-        if got != want:
-            fail(f"{name}: analyze --redact gives {got}, original {want}")
         data = b"".join(open(f, "rb").read() for f in files)
         red = b"".join(open(f, "rb").read() for f in copies)
         nl_red, nl_orig = red.count(b"\n"), data.count(b"\n")
@@ -168,8 +178,8 @@ with tempfile.TemporaryDirectory() as tmp:
         fail(f"a pid named in the text maps like the prefix: {lines[6]!r}")
     if lines[6].count(b"/user-") != 2 or re.findall(rb"/home/(user-\w+)/", lines[6]) != re.findall(rb"/Users/(user-\w+)/", lines[6]):
         fail(f"user names: {lines[6]!r}")
-    if pid_a.group(1) + b".example.com" not in lines[6]:
-        fail(f"a host name in the text maps like the prefix: {lines[6]!r}")
+    if not re.search(re.escape(pid_a.group(1)) + rb"\.domain-\w+\.example\b", lines[6]) or b"example.com" in lines[6]:
+        fail(f"a host name in the text maps like the prefix, its domain hidden: {lines[6]!r}")
     if not lines[7].startswith(b"c10::DistBackendError at 10:22:33 on fd00:") or b"::ffff:10." not in lines[7]:
         fail(f"C++ scopes and times untouched, IPv6 mapped: {lines[7]!r}")
     if a.count(b"\n") != log.count(b"\n"):
@@ -187,5 +197,65 @@ with tempfile.TemporaryDirectory() as tmp:
     if sum(1 for x, g in zip(ptrs, got) if x.encode() == g) > 2:
         fail("pointers: many left as they were")
 
-print("redact: %d folders, %s" % (len(folders), "ok" if not failures else f"{len(failures)} failures"))
+    # the battery: one synthetic log per class of identifier and position
+    def gone_rx(x):
+        b = re.escape(x.encode())
+        head = rb"(?<![A-Za-z0-9_])" + (rb"(?<!-)" if re.match(r"\w", x) else b"")
+        tail = rb"(?![A-Za-z0-9_])(?!\.\d)" + (rb"(?!-)" if re.search(r"\w$", x) else b"")
+        return re.compile(head + b + tail, re.I)
+    cases = sorted(f[:-4] for f in os.listdir(battery) if f.endswith(".log"))
+    for case in cases:
+        src = os.path.join(battery, case + ".log")
+        gone = [x for x in open(os.path.join(battery, case + ".gone")).read().split("\n") if x]
+        keep = [x for x in open(os.path.join(battery, case + ".keep")).read().split("\n") if x]
+        want, _ = findings([src])
+        if not want:
+            fail(f"battery {case}: the log gives no finding to compare")
+        out = os.path.join(tmp, "battery-" + case)
+        p = run(["redact", "-o", out, src])
+        if p.returncode != 0:
+            fail(f"battery {case}: redact exit {p.returncode}: {p.stderr.decode(errors='replace')}")
+            continue
+        copy = os.path.join(out, os.listdir(out)[0])
+        got, _ = findings([copy])
+        if got != want:
+            fail(f"battery {case}: redacted copy gives {got}, original {want}")
+        got, rdoc = findings(["--redact", src])
+        if got != want:
+            fail(f"battery {case}: analyze --redact gives {got}, original {want}")
+        red = open(copy, "rb").read()
+        report = json.dumps(rdoc).encode() if rdoc else b""
+        for x in gone:
+            for what, text in (("copy", red), ("analyze --redact", report)):
+                m = gone_rx(x).search(text)
+                if m:
+                    line = text[:m.start()].count(b"\n") + 1 if what == "copy" else 0
+                    fail(f"battery {case}: {x!r} left in the {what} (line {line}: "
+                         f"{text.split(chr(10).encode())[line - 1][:160] if line else m.group(0)!r})")
+        for x in keep:
+            if x.encode() not in red:
+                fail(f"battery {case}: {x!r} should stay, missing from the copy")
+        if red.count(b"\n") != open(src, "rb").read().count(b"\n"):
+            fail(f"battery {case}: one line out per line in")
+
+    # IPv4: the subnet stays, the host part does not (no node numbering)
+    addrs = [f"10.20.30.{i}" for i in range(1, 201)]
+    # (a fixed key: how many last octets land on themselves by chance varies with it)
+    p = run(["redact"], input=("".join(f"node {a} up\n" for a in addrs)).encode(),
+            env=dict(os.environ, NCCLOG_REDACT_KEY="octets"))
+    got = [m.decode() for m in re.findall(rb"node ([\d.]+) up", p.stdout)]
+    nets = {g.rsplit(".", 1)[0] for g in got}
+    same_host = sum(1 for a, g in zip(addrs, got) if a.rsplit(".", 1)[1] == g.rsplit(".", 1)[1])
+    lasts = [int(g.rsplit(".", 1)[1]) for g in got]
+    if len(got) != len(addrs) or len(set(got)) != len(addrs) or len(nets) != 1 or "10.20.30" in nets:
+        fail(f"IPv4: one /24 maps to one other /24, one to one: {sorted(nets)[:5]}, {len(set(got))} distinct")
+    if same_host > 20 or lasts == sorted(lasts):
+        fail(f"IPv4: {same_host} of {len(addrs)} last octets kept, order kept: {lasts == sorted(lasts)}")
+    # a cloud name that spells an address maps as the address does
+    p = run(["redact"], input=b"host ip-172-25-226-197 has 172.25.226.197 and 172-25-226-197.ns.pod.cluster.local\n")
+    m = re.match(rb"host ip-(\d+)-(\d+)-(\d+)-(\d+) has (\d+)\.(\d+)\.(\d+)\.(\d+) and (\d+)-(\d+)-(\d+)-(\d+)\.", p.stdout)
+    if not m or m.groups()[:4] != m.groups()[4:8] or m.groups()[:4] != m.groups()[8:12] or b"226-197" in p.stdout:
+        fail(f"cloud names: the address in the name maps as the address: {p.stdout!r}")
+
+print("redact: %d folders, %d battery logs, %s" % (len(folders), len(cases), "ok" if not failures else f"{len(failures)} failures"))
 sys.exit(1 if failures else 0)

@@ -44,20 +44,25 @@ static bool is_control(const unsigned char *p, size_t len)
 	if (len == 1)
 		return p[0] < 0x20 || p[0] == 0x7f;
 	/* C1 controls U+0080..U+009F act as escapes on some terminals. */
-	return len == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+	if (len == 2)
+		return p[0] == 0xc2 && p[1] < 0xa0;
+	/* bidi overrides and isolates make a terminal show text in another
+	 * order than it is ("Trojan Source"): U+202A..E and U+2066..9 */
+	return len == 3 && p[0] == 0xe2 &&
+	       ((p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) || (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9));
 }
 
-static void escape(strbuf *b, slice s, bool replace)
+static void escape(strbuf *b, slice s, bool replace, bool keep_tab)
 {
 	const unsigned char *p = (const unsigned char *)s.p;
 	size_t i = 0, run = 0;
 	while (i < s.n) {
 		size_t len = utf8_seqlen(p + i, s.n - i);
-		if (len && !is_control(p + i, len) ) {
+		if (len && !is_control(p + i, len)) {
 			i += len;
 			continue;
 		}
-		if (len && p[i] == '\t') {
+		if (len && p[i] == '\t' && keep_tab) {
 			i++;
 			continue;
 		}
@@ -78,10 +83,18 @@ static void escape(strbuf *b, slice s, bool replace)
 
 void escape_text(strbuf *b, slice s)
 {
-	escape(b, s, false);
+	escape(b, s, false, true);
 }
 
 void escape_utf8(strbuf *b, slice s)
 {
-	escape(b, s, true);
+	escape(b, s, true, true);
+}
+
+const char *escape_name(strbuf *b, const char *s)
+{
+	sb_clear(b);
+	sb_add(b, "", 0); /* b->p is never NULL */
+	escape(b, slice_from(s ? s : ""), false, false);
+	return b->p;
 }
