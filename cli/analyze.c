@@ -20,7 +20,7 @@ static const char usage[] =
 	"Reads NCCL_DEBUG logs (one file per rank, per node, or interleaved) and reports\n"
 	"diagnoses with evidence and fixes, then a job summary. No FILE or \"-\": standard input.\n"
 	"\n"
-	"  -f, --format FMT     text (default), json or markdown\n"
+	"  -f, --format FMT     text (default), json, markdown or html (one self-contained page)\n"
 	"      --color WHEN     auto (default), always or never; NO_COLOR is honoured\n"
 	"      --rules PATH     extra rule file or directory (repeatable)\n"
 	"  -j, --jobs N         read files on N threads (default: the processors online)\n"
@@ -72,8 +72,10 @@ int cmd_analyze(int argc, char **argv)
 				ro.format = FMT_JSON;
 			else if (strcmp(optarg, "markdown") == 0 || strcmp(optarg, "md") == 0)
 				ro.format = FMT_MARKDOWN;
+			else if (strcmp(optarg, "html") == 0)
+				ro.format = FMT_HTML;
 			else {
-				cli_error("analyze: unknown format '%s' (text, json or markdown)", optarg);
+				cli_error("analyze: unknown format '%s' (text, json, markdown or html)", optarg);
 				free(extra);
 				return 2;
 			}

@@ -21,7 +21,7 @@ static const char usage[] =
 	"Merges the job summaries that `ncclog analyze --summary` wrote (one per node,\n"
 	"say) and reports as if all their logs had been analyzed at once.\n"
 	"\n"
-	"  -f, --format FMT     text (default), json or markdown\n"
+	"  -f, --format FMT     text (default), json, markdown or html\n"
 	"      --color WHEN     auto (default), always or never\n"
 	"  -h, --help           this help\n"
 	"\n"
@@ -91,8 +91,9 @@ int cmd_merge(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+f:h", opts, NULL)) != -1) {
-		if (c == 'f' && (strcmp(optarg, "text") == 0 || strcmp(optarg, "json") == 0 || strcmp(optarg, "markdown") == 0)) {
-			ro.format = optarg[0] == 't' ? FMT_TEXT : optarg[0] == 'j' ? FMT_JSON : FMT_MARKDOWN;
+		if (c == 'f' && (strcmp(optarg, "text") == 0 || strcmp(optarg, "json") == 0 || strcmp(optarg, "markdown") == 0 ||
+				 strcmp(optarg, "html") == 0)) {
+			ro.format = optarg[0] == 't' ? FMT_TEXT : optarg[0] == 'j' ? FMT_JSON : optarg[0] == 'h' ? FMT_HTML : FMT_MARKDOWN;
 		} else if (c == 'c' && color_parse(optarg, &cm)) {
 			continue;
 		} else if (c == 'h') {

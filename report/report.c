@@ -7,6 +7,8 @@ int report_write(FILE *out, const model *m, const report_opts *o)
 		return report_json(out, m, o);
 	case FMT_MARKDOWN:
 		return report_markdown(out, m, o);
+	case FMT_HTML:
+		return report_html(out, m, o);
 	case FMT_TEXT:
 		break;
 	}

@@ -1,4 +1,4 @@
-/* Renderers over findings and the job model: text, JSON, Markdown. None of
+/* Renderers over findings and the job model: text, JSON, Markdown, HTML. None of
  * them parses anything; all of them escape what came from a log. */
 #ifndef NCCLOG_REPORT_H
 #define NCCLOG_REPORT_H
@@ -7,7 +7,7 @@
 
 #include "../model/model.h"
 
-enum report_format { FMT_TEXT, FMT_JSON, FMT_MARKDOWN };
+enum report_format { FMT_TEXT, FMT_JSON, FMT_MARKDOWN, FMT_HTML };
 
 typedef struct report_opts {
 	enum report_format format;
@@ -37,6 +37,8 @@ int report_write(FILE *out, const model *m, const report_opts *o);
 int report_text(FILE *out, const model *m, const report_opts *o);
 int report_json(FILE *out, const model *m, const report_opts *o);
 int report_markdown(FILE *out, const model *m, const report_opts *o);
+/* One self-contained HTML page: no script, nothing fetched. */
+int report_html(FILE *out, const model *m, const report_opts *o);
 /* The JSON document report_json prints, as a new cJSON object the caller
  * owns (to add members before printing it). */
 struct cJSON *report_json_doc(const model *m, const report_opts *o);
