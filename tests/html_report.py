@@ -307,11 +307,10 @@ chrome = next((shutil.which(c) for c in ("chromium", "chromium-browser", "google
 if not chrome:
     if os.environ.get("CI"):
         fail("chromium is missing (scripts/install-deps.sh installs it)")
-    else:
-        print("html: " + ("document checks ok; chromium not found, browser checks skipped" if not failures
-                          else f"{len(failures)} failures"))
-        shutil.rmtree(tmp, ignore_errors=True)
-        sys.exit(1 if failures else 77)
+    print("html: " + (f"{len(failures)} failures" if failures
+                      else "document checks ok; chromium not found, browser checks skipped"))
+    shutil.rmtree(tmp, ignore_errors=True)
+    sys.exit(1 if failures else 77)
 
 
 def chromium(url, *args):
