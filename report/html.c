@@ -358,7 +358,12 @@ static void verdict_html(strbuf *b, const model *m)
 {
 	verdict v;
 	report_verdict(m, &v);
-	const char *cls = !v.root || v.root->severity < SEV_ERROR ? "ok" : v.proven ? "cause" : "unproven";
+	/* the colour of the worst finding the root's group holds, as the words do */
+	enum severity worst = SEV_INFO;
+	for (size_t i = 0; v.root && i < m->fs.n; i++)
+		if (m->fs.v[i].root == 0 && !m->fs.v[i].demoted && m->fs.v[i].severity > worst)
+			worst = m->fs.v[i].severity;
+	const char *cls = worst < SEV_ERROR ? "ok" : v.proven ? "cause" : "unproven";
 	sb_printf(b, "<section class=\"verdict %s\" id=\"verdict\">\n<p class=\"what\"><span class=\"label\">verdict</span>", cls);
 	html_escape(b, (slice){ v.what.p ? v.what.p : "", v.what.n }, true);
 	sb_adds(b, "</p>\n");

@@ -217,9 +217,11 @@ static size_t layout(const tlrank *v, size_t n, tlitem **out)
 
 static const char *bar_class(const tlrank *r)
 {
+	/* the most telling mark first: a rank behind the others that all timed
+	 * out is the one to look at */
 	return r->marks & MARK_STUCK     ? "bar stuck"
-	       : r->marks & MARK_TIMEOUT ? "bar timeout"
 	       : r->marks & MARK_BEHIND  ? "bar behind"
+	       : r->marks & MARK_TIMEOUT ? "bar timeout"
 	       : r->phase >= PH_COMPLETE ? "bar done"
 					 : "bar";
 }
@@ -230,7 +232,7 @@ static void mark_words(strbuf *b, unsigned marks)
 	static const struct {
 		unsigned bit;
 		const char *word;
-	} w[] = { { MARK_STUCK, "stuck" }, { MARK_TIMEOUT, "timeout" }, { MARK_BEHIND, "behind" },
+	} w[] = { { MARK_STUCK, "stuck" }, { MARK_BEHIND, "behind" }, { MARK_TIMEOUT, "timeout" },
 		  { TL_FAILED, "failed" }, { TL_FIRST, "first failure" } };
 	size_t at = b->n;
 	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
@@ -266,7 +268,7 @@ static void marks_drawn(strbuf *b, const tlrank *r, int y, int hgt)
 	int x = TL_LABEL + 2 + (r->phase > PH_NONE ? (int)r->phase * TL_CW - 6 : 0), cy = y + hgt / 2;
 	if (r->marks & (MARK_STUCK | MARK_TIMEOUT | MARK_BEHIND))
 		sb_printf(b, "<circle class=\"mk%s\" cx=\"%d\" cy=\"%d\" r=\"4.5\"/>",
-			  r->marks & MARK_STUCK ? "" : r->marks & MARK_TIMEOUT ? " timeout" : " behind", x, cy);
+			  r->marks & MARK_STUCK ? "" : r->marks & MARK_BEHIND ? " behind" : " timeout", x, cy);
 	if (r->marks & TL_FIRST)
 		sb_printf(b, "<path class=\"ff\" d=\"M%d %dl6 6-6 6-6-6z\"/>", x + 12, cy - 6);
 	strbuf w = { 0 };

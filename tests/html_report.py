@@ -27,6 +27,7 @@ import html
 import html.parser
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -186,9 +187,26 @@ def check_sample(name, files, extra=()):
     line = next((ln for ln in text.splitlines() if ln.startswith("verdict: ")), None)
     if line is None or verdict_of(page) != line[len("verdict: "):]:
         fail(f"{name}: verdict {verdict_of(page)!r}, text says {line!r}")
+    # the verdict's colour says what its words say
+    cls = next((a.get("class") for t, a in page.attrs if t == "section" and a.get("id") == "verdict"), None)
+    ok = verdict_of(page).startswith(("no problem found", "no error found"))
+    if cls != ("verdict ok" if ok else "verdict cause") and not (cls == "verdict unproven" and not ok):
+        fail(f"{name}: verdict drawn as {cls!r} for {verdict_of(page)!r}")
+    # every rank a finding marks in the catalog is drawn with that mark
+    rows = {}
+    for t in page.text.get(("g", ""), []):
+        num = re.match(r"rank (\d+)", t)
+        if num:
+            rows.setdefault(int(num.group(1)), []).append(t)
+    for f in js["findings"]:
+        for mk in MARKS.get(f["id"], []):
+            for r in f["ranks"]:
+                if r in rows and not any(mk in t for t in rows[r]):
+                    fail(f"{name}: rank {r} is not drawn {mk} by {f['id']}: {rows[r]}")
     return doc, page, js
 
 
+MARKS = {e["id"]: e.get("marks", []) for e in json.load(open(os.path.join(src, "rules", "catalog.json")))["findings"]}
 # every sample: a well-formed, self-contained page with the findings of JSON
 for s in sorted(os.listdir(samples)):
     d = os.path.join(samples, s)
