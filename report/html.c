@@ -544,17 +544,49 @@ static void findings_html(strbuf *b, const model *m, const report_opts *o)
 
 /* ---- the job summary ---- */
 
+/* Rows of a table that fold into one when their keys are equal. */
+typedef struct keyed {
+	int k[5];
+	size_t i;            /* the row */
+} keyed;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const keyed *x = a, *y = b;
+	for (int j = 0; j < 5; j++)
+		if (x->k[j] != y->k[j])
+			return x->k[j] < y->k[j] ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Numbers the groups of equal keys in the order their first row comes:
+ * grp[row] is its group. Sorts v; O(n log n) whatever the input. Returns
+ * the number of groups. */
+static size_t group_rows(keyed *v, size_t n, size_t *grp)
+{
+	qsort(v, n, sizeof *v, cmp_keyed);
+	size_t *lead = xcalloc(n ? n : 1, sizeof *lead);
+	for (size_t a = 0; a < n;) {
+		size_t e = a + 1;
+		while (e < n && !memcmp(v[e].k, v[a].k, sizeof v[a].k))
+			e++;
+		for (size_t j = a; j < e; j++)
+			lead[v[j].i] = v[a].i; /* the smallest row of the run */
+		a = e;
+	}
+	size_t ng = 0;
+	for (size_t i = 0; i < n; i++)
+		grp[i] = lead[i] == i ? ng++ : grp[lead[i]];
+	free(lead);
+	return ng;
+}
+
+
 typedef struct hostgroup {
 	size_t first;        /* a row of the group */
 	intset hosts, ranks;
 	size_t per_host;     /* ranks on each of its hosts */
 } hostgroup;
-
-static bool host_alike(const hostrow *a, const hostrow *b)
-{
-	return a->boot_name == b->boot_name && a->net == b->net && a->min_phase == b->min_phase &&
-	       a->max_phase == b->max_phase && a->ranks.n == b->ranks.n;
-}
 
 static void hosts_html(strbuf *b, const model *m)
 {
@@ -565,17 +597,24 @@ static void hosts_html(strbuf *b, const model *m)
 		return;
 	}
 	/* hosts with the same interface, network, phase and rank count are one row */
-	hostgroup *g = xcalloc(n, sizeof *g);
-	size_t ng = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t k = 0;
-		while (k < ng && !host_alike(&rows[g[k].first], &rows[i]))
-			k++;
-		if (k == ng)
-			g[ng++] = (hostgroup){ .first = i, .per_host = rows[i].ranks.n };
-		intset_add(&g[k].hosts, rows[i].host);
-		intset_addall(&g[k].ranks, &rows[i].ranks);
+	keyed *kv = xcalloc(n, sizeof *kv);
+	size_t *grp = xcalloc(n, sizeof *grp);
+	for (size_t i = 0; i < n; i++)
+		kv[i] = (keyed){ { rows[i].boot_name, rows[i].net, (int)rows[i].min_phase, (int)rows[i].max_phase,
+				   (int)rows[i].ranks.n }, i };
+	size_t ng = group_rows(kv, n, grp);
+	hostgroup *g = xcalloc(ng, sizeof *g);
+	for (size_t i = n; i-- > 0;) {
+		hostgroup *h = &g[grp[i]];
+		h->first = i;
+		h->per_host = rows[i].ranks.n;
 	}
+	for (size_t i = 0; i < n; i++) {
+		intset_add(&g[grp[i]].hosts, rows[i].host);
+		intset_addall(&g[grp[i]].ranks, &rows[i].ranks);
+	}
+	free(kv);
+	free(grp);
 	sb_printf(b, "<h4>Hosts</h4>\n");
 	size_t big = 0;
 	for (size_t k = 1; k < ng; k++)
@@ -654,39 +693,41 @@ static void links_html(strbuf *b, const model *m)
 	}
 	sb_adds(b, "<h4>Transports</h4>\n<table>\n<thead><tr><th>transport</th><th>where</th><th>for example</th></tr>"
 		   "</thead>\n<tbody>\n");
-	size_t rows = 0;
-	bool *done = xcalloc(nl, sizeof *done);
-	for (size_t i = 0; i < nl; i++) {
-		if (done[i])
-			continue;
-		size_t within = 0, across = 0;
-		for (size_t k = i; k < nl; k++)
-			if (!done[k] && links[k].via == links[i].via && (links[k].a == links[k].b) == (links[i].a == links[i].b)) {
-				done[k] = true;
-				*(links[k].a == links[k].b ? &within : &across) += 1;
-			}
-		if (rows++ >= HTML_MAX_LINKS)
-			continue;
+	keyed *kv = xcalloc(nl, sizeof *kv);
+	size_t *grp = xcalloc(nl, sizeof *grp);
+	for (size_t i = 0; i < nl; i++)
+		kv[i] = (keyed){ { (int)links[i].via, links[i].a == links[i].b, 0, 0, 0 }, i };
+	size_t rows = group_rows(kv, nl, grp);
+	size_t *cnt = xcalloc(rows, sizeof *cnt), *first = xcalloc(rows, sizeof *first);
+	for (size_t i = nl; i-- > 0;) {
+		cnt[grp[i]]++;
+		first[grp[i]] = i;
+	}
+	for (size_t k = 0; k < rows && k < HTML_MAX_LINKS; k++) {
+		const hostlink *l = &links[first[k]];
 		strbuf t = { 0 };
-		transport_str(links[i].via, &t);
+		transport_str(l->via, &t);
 		sb_adds(b, "<tr><td>");
 		esc(b, t.p);
-		if (within)
-			sb_printf(b, "</td><td>within %zu host%s</td><td>", within, within == 1 ? "" : "s");
+		if (l->a == l->b)
+			sb_printf(b, "</td><td>within %zu host%s</td><td>", cnt[k], cnt[k] == 1 ? "" : "s");
 		else
-			sb_printf(b, "</td><td>between %zu host pair%s</td><td>", across, across == 1 ? "" : "s");
-		esc(b, intern_str(&m->str, links[i].a));
-		if (links[i].a != links[i].b) {
+			sb_printf(b, "</td><td>between %zu host pair%s</td><td>", cnt[k], cnt[k] == 1 ? "" : "s");
+		esc(b, intern_str(&m->str, l->a));
+		if (l->a != l->b) {
 			sb_adds(b, " &harr; ");
-			esc(b, intern_str(&m->str, links[i].b));
+			esc(b, intern_str(&m->str, l->b));
 		}
 		sb_adds(b, "</td></tr>\n");
 		sb_free(&t);
 	}
+	free(kv);
+	free(grp);
+	free(cnt);
+	free(first);
 	if (rows > HTML_MAX_LINKS)
 		sb_printf(b, "<tr><td colspan=\"3\" class=\"more\">... %zu more</td></tr>\n", rows - HTML_MAX_LINKS);
 	sb_adds(b, "</tbody></table>\n");
-	free(done);
 	free(links);
 }
 
@@ -697,36 +738,41 @@ static void env_html(strbuf *b, const model *m)
 		return;
 	sb_adds(b, "<h4>Environment</h4>\n<table>\n<thead><tr><th>variable</th><th>value</th><th>hosts</th></tr>"
 		   "</thead>\n<tbody>\n");
-	size_t rows = 0;
-	bool *done = xcalloc(m->nenv, sizeof *done);
-	for (size_t i = 0; i < m->nenv; i++) {
-		if (done[i])
-			continue;
-		intset hosts = { 0 };
-		for (size_t k = i; k < m->nenv; k++)
-			if (!done[k] && m->env[k].var == m->env[i].var && m->env[k].val == m->env[i].val) {
-				done[k] = true;
-				if (m->procs[m->env[k].proc].host >= 0)
-					intset_add(&hosts, m->procs[m->env[k].proc].host);
-			}
-		if (rows++ < HTML_MAX_ENV) {
-			sb_adds(b, "<tr><td class=\"mono\">");
-			esc(b, intern_str(&m->str, m->env[i].var));
-			sb_adds(b, "</td><td class=\"mono\">");
-			esc(b, intern_str(&m->str, m->env[i].val));
-			sb_adds(b, "</td><td>");
-			strbuf t = { 0 };
-			html_hostlist(&t, m, hosts.v, hosts.n, 6);
-			html_escape(b, (slice){ t.p ? t.p : "", t.n }, true);
-			sb_free(&t);
-			sb_adds(b, "</td></tr>\n");
-		}
-		intset_free(&hosts);
+	keyed *kv = xcalloc(m->nenv, sizeof *kv);
+	size_t *grp = xcalloc(m->nenv, sizeof *grp);
+	for (size_t i = 0; i < m->nenv; i++)
+		kv[i] = (keyed){ { m->env[i].var, m->env[i].val, 0, 0, 0 }, i };
+	size_t rows = group_rows(kv, m->nenv, grp);
+	size_t shown = rows < HTML_MAX_ENV ? rows : HTML_MAX_ENV;
+	intset *hosts = xcalloc(shown ? shown : 1, sizeof *hosts);
+	size_t *first = xcalloc(shown ? shown : 1, sizeof *first);
+	for (size_t i = m->nenv; i-- > 0;)
+		if (grp[i] < shown)
+			first[grp[i]] = i;
+	for (size_t i = 0; i < m->nenv; i++)
+		if (grp[i] < shown && m->procs[m->env[i].proc].host >= 0)
+			intset_add(&hosts[grp[i]], m->procs[m->env[i].proc].host);
+	for (size_t k = 0; k < shown; k++) {
+		const envset *e = &m->env[first[k]];
+		sb_adds(b, "<tr><td class=\"mono\">");
+		esc(b, intern_str(&m->str, e->var));
+		sb_adds(b, "</td><td class=\"mono\">");
+		esc(b, intern_str(&m->str, e->val));
+		sb_adds(b, "</td><td>");
+		strbuf t = { 0 };
+		html_hostlist(&t, m, hosts[k].v, hosts[k].n, 6);
+		html_escape(b, (slice){ t.p ? t.p : "", t.n }, true);
+		sb_free(&t);
+		sb_adds(b, "</td></tr>\n");
+		intset_free(&hosts[k]);
 	}
+	free(hosts);
+	free(first);
+	free(kv);
+	free(grp);
 	if (rows > HTML_MAX_ENV)
 		sb_printf(b, "<tr><td colspan=\"3\" class=\"more\">... %zu more</td></tr>\n", rows - HTML_MAX_ENV);
 	sb_adds(b, "</tbody></table>\n");
-	free(done);
 }
 
 static void summary_html(strbuf *b, const model *m)
