@@ -157,8 +157,17 @@ def parse(name, doc):
     return page
 
 
+def attrs_of(doc):
+    p = Page()
+    p.feed(doc.decode("utf-8", "replace"))
+    return p.attrs
+
+
 def run(args, **kw):
-    return subprocess.run([ncclog] + args, capture_output=True, **kw)
+    r = subprocess.run([ncclog] + args, capture_output=True, **kw)
+    if re.search(rb"AddressSanitizer|LeakSanitizer|runtime error:", r.stderr):
+        fail(f"{' '.join(args[:3])}...: a sanitizer report: {r.stderr[:600]!r}")
+    return r
 
 
 def ids_of(page):
@@ -219,7 +228,8 @@ pages = {}
 # the scenario: two nodes, node-b bootstraps over docker0; init never completes
 docker = os.path.join(samples, "lightning-2node-docker0")
 # (names relative to where the test runs, as a user would type them)
-doc, page, js = check_sample("scenario", sorted(os.path.relpath(os.path.join(docker, f)) for f in os.listdir(docker)))
+files = sorted(os.path.relpath(os.path.join(docker, f)) for f in os.listdir(docker))
+doc, page, js = check_sample("scenario", files)
 pages["scenario"] = (doc, verdict_of(page))
 rows = [t for t in page.text.get(("g", ""), []) if t.startswith("rank ")]
 if len(rows) != 8:
@@ -236,6 +246,9 @@ if len(summaries) < 4 or not all("socket-iface-virtual" not in s for s in summar
     fail(f"scenario: the consequences of {root} are not folded under it: {summaries}")
 if "inferred" not in page.text.get(("span", "conf conf-inferred"), []):
     fail("scenario: no confidence badge")
+opened = [a for t, a in attrs_of(run(["analyze", "-f", "html", "-v", *files]).stdout) if t == "details"]
+if len(opened) != len(summaries) or not all("open" in a for a in opened):
+    fail(f"scenario -v: {len(opened)} consequences, not all open: {opened}")
 hostcells = page.text.get(("td", "hostname"), [])
 if hostcells != ["node-a", "node-b"]:
     fail(f"scenario: host rows {hostcells}")
