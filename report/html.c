@@ -67,14 +67,25 @@ static const char css[] =
 	"svg .ff{fill:none;stroke:var(--fg);stroke-width:1.5}svg text.mkl{fill:var(--err);font-weight:700}\n"
 	"footer{color:var(--muted);font-size:12px;margin-top:28px}\n";
 
-/* Characters that render as nothing or reorder the text around them:
- * shown as their code point, so a log line reads as it was written. */
+/* Characters that render as nothing or reorder the text around them,
+ * shown as their code point so that a log line reads as it was written:
+ * C1 controls, Unicode's default-ignorable code points (bidi marks,
+ * embeddings, overrides and isolates, zero-width spaces and joiners, fillers;
+ * not the variation selectors that emoji need), line and paragraph
+ * separators, interlinear annotations and noncharacters. */
 static bool invisible(unsigned cp)
 {
-	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) ||
-	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff ||
-	       (cp >= 0xfff9 && cp <= 0xfffb) || (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe ||
-	       (cp >= 0xe0000 && cp <= 0xe007f);
+	static const unsigned r[][2] = {
+		{ 0x80, 0x9f },       { 0xad, 0xad },       { 0x34f, 0x34f },     { 0x61c, 0x61c },
+		{ 0x115f, 0x1160 },   { 0x17b4, 0x17b5 },   { 0x180b, 0x180f },   { 0x200b, 0x200f },
+		{ 0x2028, 0x202e },   { 0x2060, 0x206f },   { 0x3164, 0x3164 },   { 0xfdd0, 0xfdef },
+		{ 0xfeff, 0xfeff },   { 0xffa0, 0xffa0 },   { 0xfff0, 0xfffb },   { 0x1bca0, 0x1bca3 },
+		{ 0x1d173, 0x1d17a }, { 0xe0000, 0xe007f },
+	};
+	for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+		if (cp >= r[i][0] && cp <= r[i][1])
+			return true;
+	return (cp & 0xfffe) == 0xfffe; /* U+FFFE and U+FFFF of every plane */
 }
 
 static unsigned utf8_decode(const unsigned char *p, size_t len)

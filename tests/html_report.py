@@ -120,8 +120,8 @@ def parse(name, doc):
         text = doc.decode("utf-8", "replace")
     for ch in text:
         o = ord(ch)
-        if (o < 0x20 and ch not in "\n\t") or 0x7f <= o <= 0x9f or 0x202a <= o <= 0x202e or 0x2066 <= o <= 0x2069 \
-                or o in (0x200e, 0x200f, 0x061c, 0xfeff):
+        if (o < 0x20 and ch not in "\n\t") or 0x7f <= o <= 0x9f or 0x200b <= o <= 0x200f or 0x2028 <= o <= 0x202e \
+                or 0x2066 <= o <= 0x2069 or 0xe0000 <= o <= 0xe007f or o in (0x061c, 0xfeff, 0xffff):
             fail(f"{name}: raw U+{o:04X} in the page")
             break
     if not text.startswith("<!DOCTYPE html>\n"):
@@ -293,7 +293,8 @@ lines = [
     b"node-a:2310:2310 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to <img src=x onerror=alert(1)>\"'&x",
     b"node-a:2310:2468 [0] misc/socket.cc:538 NCCL WARN socketPollConnect: Connect to 10.9.0.4<41523> returned "
     b"113(No route to host) errno 115(Operation now in progress) \x1b[31mred\x1b[0m\x07 </pre></svg><script>"
-    b"alert(1)</script> \"q\" 's' & " + RLO.encode() + b"gnp.exe \xff\xfe \xc2\x85 https://evil.example/x.js \x00 end\r",
+    b"alert(1)</script> \"q\" 's' & " + RLO.encode() + b"gnp.exe \xff\xfe \xc2\x85 https://evil.example/x.js "
+    + "\u2066iso\u2069 zero\u200bwidth \U000e0041tag".encode() + b" \x00 end\r",
 ]
 open(hostile_name, "wb").write(b"\n".join(lines) + b"\n")
 doc = run(["analyze", "-f", "html", hostile_name]).stdout
@@ -301,7 +302,8 @@ page = parse("hostile log", doc)
 pages["hostile log"] = (doc, None)
 body = "".join(page.all_text)
 for want in ("</pre></svg><script>alert(1)</script>", "\\x1b[31mred", "\\x07", "\\u{202e}gnp.exe", "\\xff\\xfe",
-             "\\u{85}", "we<ird>&\"name'.log", "<img"):
+             "\\u{85}", "\\u{2066}iso\\u{2069}", "zero\\u{200b}width", "\\u{e0041}tag", "we<ird>&\"name'.log",
+             "<img"):
     if want not in body:
         fail(f"hostile log: {want!r} is not shown as text")
 if doc.count(b'<span class="esc">') < 6:
