@@ -312,6 +312,23 @@ void html_hostlist(strbuf *b, const model *m, const int *hosts, size_t n, size_t
 	free(v);
 }
 
+void html_ranges(strbuf *b, const int *v, size_t n, size_t max)
+{
+	size_t i = 0, runs = 0;
+	while (i < n && runs < max) {
+		size_t j = i;
+		while (j + 1 < n && v[j + 1] == v[j] + 1)
+			j++;
+		sb_printf(b, runs ? ",%d" : "%d", v[i]);
+		if (j > i)
+			sb_printf(b, "-%d", v[j]);
+		runs++;
+		i = j + 1;
+	}
+	if (i < n)
+		sb_printf(b, " and %zu more", n - i);
+}
+
 /* ---- the page ---- */
 
 static void counts(strbuf *b, const model *m)
@@ -403,7 +420,7 @@ static void where(strbuf *b, const model *m, const finding *f)
 	strbuf t = { 0 };
 	if (ranks.n) {
 		sb_adds(&t, ranks.n == 1 ? "rank " : "ranks ");
-		ranges_format(&t, ranks.v, ranks.n);
+		html_ranges(&t, ranks.v, ranks.n, 16);
 		if (ranks.n > 1)
 			sb_printf(&t, " (%zu)", ranks.n);
 	}
@@ -660,7 +677,7 @@ static void hosts_html(strbuf *b, const model *m)
 			sb_printf(b, " (%zu)", g[k].hosts.n);
 		sb_adds(b, "</td><td>");
 		sb_clear(&t);
-		ranges_format(&t, g[k].ranks.v, g[k].ranks.n);
+		html_ranges(&t, g[k].ranks.v, g[k].ranks.n, 16);
 		esc(b, t.p);
 		if (g[k].hosts.n > 1 && g[k].per_host)
 			sb_printf(b, " (%zu per host)", g[k].per_host);

@@ -20,6 +20,10 @@ void html_escape_cut(strbuf *b, slice s, size_t max, bool text);
  * pattern; after max pieces, " and N more". Raw text: escape it. */
 void html_hostlist(strbuf *b, const model *m, const int *hosts, size_t n, size_t max);
 
+/* Appends "0-7,9" for a sorted set, at most max runs, then " and N more"
+ * with the count of the values left out. */
+void html_ranges(strbuf *b, const int *v, size_t n, size_t max);
+
 /* Appends the per-rank timeline of an ordered model as an inline <svg>:
  * hosts as bands, the init phase each rank reached, and the ranks that the
  * findings mark (stuck, behind, timed out) and the first to fail. Alike

@@ -11,8 +11,8 @@
 
 /* Up to this many ranks, every rank gets its row. */
 #define TL_ALL_RANKS 64
-/* A host with more ranks than this folds its alike neighbours even when
- * some of its ranks differ. */
+/* A host whose ranks differ shows each of them up to this many; a bigger
+ * one folds its runs of alike ranks. */
 #define TL_HOST_RANKS 16
 #define TL_MAX_ROWS 120
 
@@ -167,14 +167,16 @@ static void mark(const model *m, tlrank *v, size_t n)
 	free(row_of);
 }
 
-static bool alike(const tlrank *a, const tlrank *b)
+/* Ranks that may share a row: the same phase and marks; when even that
+ * leaves too many rows (loose), the same marks, their phases drawn as a span. */
+static bool alike(const tlrank *a, const tlrank *b, bool loose)
 {
-	return a->phase == b->phase && a->marks == b->marks;
+	return (loose || a->phase == b->phase) && a->marks == b->marks;
 }
 
 /* The rows to draw: every rank of a small job; in a large one, runs of
  * alike hosts as one band, and the ranks of the hosts that differ. */
-static size_t layout(const tlrank *v, size_t n, tlitem **out)
+static size_t layout(const tlrank *v, size_t n, bool loose, tlitem **out)
 {
 	tlhost *h = xcalloc(n ? n : 1, sizeof *h);
 	size_t nh = 0;
@@ -183,7 +185,7 @@ static size_t layout(const tlrank *v, size_t n, tlitem **out)
 			h[nh++] = (tlhost){ .first = i, .uniform = true };
 		tlhost *t = &h[nh - 1];
 		t->n++;
-		if (!alike(&v[t->first], &v[i]))
+		if (!alike(&v[t->first], &v[i], loose))
 			t->uniform = false;
 	}
 	tlitem *it = xcalloc(n ? n : 1, sizeof *it);
@@ -193,7 +195,7 @@ static size_t layout(const tlrank *v, size_t n, tlitem **out)
 			it[ni++] = (tlitem){ h[i].first, h[i].n, (int)i, (int)i, false };
 		} else if (h[i].uniform) {
 			size_t j = i, cnt = h[i].n;
-			while (j + 1 < nh && h[j + 1].uniform && alike(&v[h[j + 1].first], &v[h[i].first]))
+			while (j + 1 < nh && h[j + 1].uniform && alike(&v[h[j + 1].first], &v[h[i].first], loose))
 				cnt += h[++j].n;
 			it[ni++] = (tlitem){ h[i].first, cnt, (int)i, (int)j, cnt > 1 };
 			i = j;
@@ -201,7 +203,7 @@ static size_t layout(const tlrank *v, size_t n, tlitem **out)
 			/* a big host whose ranks differ: runs of alike ranks */
 			for (size_t a = h[i].first, e = h[i].first + h[i].n; a < e;) {
 				size_t b = a + 1;
-				while (b < e && alike(&v[a], &v[b]))
+				while (b < e && alike(&v[a], &v[b], loose))
 					b++;
 				it[ni++] = (tlitem){ a, b - a, (int)i, (int)i, b - a > 1 };
 				a = b;
@@ -211,6 +213,14 @@ static size_t layout(const tlrank *v, size_t n, tlitem **out)
 	free(h);
 	*out = it;
 	return ni;
+}
+
+static size_t rows_of(const tlitem *it, size_t ni)
+{
+	size_t rows = 0;
+	for (size_t i = 0; i < ni; i++)
+		rows += it[i].fold ? 1 : it[i].n;
+	return rows;
 }
 
 #define TL_CW ((TL_W - TL_LABEL - TL_RIGHT) / TL_PHASES)
@@ -346,7 +356,7 @@ static void draw_fold(strbuf *b, const model *m, const tlrank *v, const tlitem *
 	strbuf hl = { 0 }, rl = { 0 }, t = { 0 };
 	html_hostlist(&hl, m, hosts.v, hosts.n, 3);
 	if (ranks.n)
-		ranges_format(&rl, ranks.v, ranks.n);
+		html_ranges(&rl, ranks.v, ranks.n, 16);
 	sb_printf(&t, "%s: ranks %s (%zu) on %zu host%s, ", hl.p, rl.p ? rl.p : "unknown", it->n, hosts.n,
 		  hosts.n == 1 ? "" : "s");
 	if (lo == hi)
@@ -405,7 +415,11 @@ void html_timeline(strbuf *b, const model *m)
 	}
 	mark(m, v, n);
 	tlitem *it;
-	size_t ni = layout(v, n, &it);
+	size_t ni = layout(v, n, false, &it);
+	if (rows_of(it, ni) > TL_MAX_ROWS) {
+		free(it);
+		ni = layout(v, n, true, &it);
+	}
 	/* the height first: the rows drawn, then what was left out */
 	int hgt = TL_HEAD;
 	size_t rows = 0, drawn = 0, items = 0;
@@ -437,9 +451,12 @@ void html_timeline(strbuf *b, const model *m)
 			  TL_LABEL + (p - 1) * TL_CW + TL_CW / 2, phase_label[p]);
 	sb_addc(b, '\n');
 	int y = TL_HEAD;
-	for (size_t i = 0; i < items; i++) {
+	/* a band per host, or per run of folded hosts, in alternate shades */
+	for (size_t i = 0, shade = 0; i < items; i++) {
 		int h = it[i].fold ? TL_FOLD : (int)it[i].n * TL_ROW;
-		sb_printf(b, "<rect class=\"b%zu\" x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", i & 1, y, TL_W, h);
+		shade += i && it[i].hfirst != it[i - 1].hlast;
+		sb_printf(b, "<rect class=\"b%zu\" x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", shade & 1, y,
+			  TL_W, h);
 		y += h;
 	}
 	for (int p = 0; p <= TL_PHASES; p++)

@@ -282,6 +282,27 @@ else:
 if len(doc) > 200_000:
     fail(f"512 ranks: {len(doc)} bytes of HTML")
 
+# 256 ranks on 256 hosts, every other one stuck: nothing folds, so the
+# timeline stops at a bound and says how much it left out, and so do lists
+alt = os.path.join(tmp, "alternate")
+subprocess.run([sys.executable, os.path.join(src, "bench", "gen.py"), alt, "--ranks", "256", "--hosts", "256",
+                "--size", "1M", "--noise", "0"], check=True)
+for f in os.listdir(alt):
+    if int(f[len("rank"):-len(".log")]) % 2:
+        lines = open(os.path.join(alt, f)).read().split("\n")
+        start = next(i for i, ln in enumerate(lines) if "Init START" in ln)
+        open(os.path.join(alt, f), "w").write("\n".join(lines[:start + 1]) + "\n")
+doc, page, js = check_sample("alternate", [os.path.join(alt, f) for f in sorted(os.listdir(alt))])
+rows = page.text.get(("g", ""), [])
+svg_title = page.text.get(("#", "tl-title"), [""])[0]
+if not 100 <= len(rows) <= 120 or "128 marked stuck" not in svg_title:
+    fail(f"alternate: {len(rows)} rows drawn; the timeline says {svg_title!r}")
+if f"... {256 - len(rows)} more ranks on {256 - len(rows)} hosts not drawn" not in "".join(page.all_text):
+    fail("alternate: the timeline does not say how many ranks it left out")
+where = page.text.get(("p", "where"), [])
+if not any(w.startswith("ranks 1,3,5,") and " and 112 more (128) on gpu-node-[0001,0003," in w for w in where):
+    fail(f"alternate: the stuck ranks and hosts are not cut with a count: {where}")
+
 # a hostile log: its file name, messages and evidence carry markup, escape
 # sequences, a bidi override, invalid UTF-8, NUL and CR
 RLO = "\u202e"
