@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostlist.h"
+
 /* Up to this many ranks, every rank gets its row. */
 #define TL_ALL_RANKS 64
 /* A host whose ranks differ shows each of them up to this many; a bigger
@@ -354,9 +356,9 @@ static void draw_fold(strbuf *b, const model *m, const tlrank *v, const tlitem *
 	}
 	const tlrank *r = &v[it->first];
 	strbuf hl = { 0 }, rl = { 0 }, t = { 0 };
-	html_hostlist(&hl, m, hosts.v, hosts.n, 3);
+	hostlist_format(&hl, m, hosts.v, hosts.n, 3);
 	if (ranks.n)
-		html_ranges(&rl, ranks.v, ranks.n, 16);
+		hostlist_ranges(&rl, ranks.v, ranks.n, 16);
 	sb_printf(&t, "%s: ranks %s (%zu) on %zu host%s, ", hl.p, rl.p ? rl.p : "unknown", it->n, hosts.n,
 		  hosts.n == 1 ? "" : "s");
 	if (lo == hi)
