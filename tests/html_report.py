@@ -252,6 +252,11 @@ if len(opened) != len(summaries) or not all("open" in a for a in opened):
 hostcells = page.text.get(("td", "hostname"), [])
 if hostcells != ["node-a", "node-b"]:
     fail(f"scenario: host rows {hostcells}")
+# the same page from the job summary that `ncclog merge` reads
+sumfile = os.path.join(tmp, "scenario.json")
+open(sumfile, "wb").write(run(["analyze", "--summary", *files]).stdout)
+if run(["merge", "-f", "html", sumfile]).stdout != doc:
+    fail("scenario: merge -f html of its summary is not the page analyze -f html writes")
 
 # 512 ranks on 64 hosts, one rank stuck in init: the page stays short
 job = os.path.join(tmp, "job512")
