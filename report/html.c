@@ -189,12 +189,12 @@ static void where(strbuf *b, const model *m, const finding *f)
 	intset_free(&hosts);
 }
 
-static void finding_head(strbuf *b, const model *m, const finding *f)
+/* "error socket-iface-virtual": the severity badge and the id. */
+static void finding_head(strbuf *b, const finding *f)
 {
 	sb_printf(b, "<span class=\"sev\">%s</span> <span class=\"fid\">", severity_name(f->severity));
 	esc(b, f->id);
 	sb_adds(b, "</span>");
-	(void)m;
 }
 
 static void finding_body(strbuf *b, const model *m, const finding *f)
@@ -261,14 +261,14 @@ static void consequence_html(strbuf *b, const model *m, const finding *f, size_t
 	int d = f->depth < 1 ? 1 : f->depth > 4 ? 4 : f->depth;
 	sb_printf(b, "<details class=\"d%d\"%s><summary class=\"sev-%s\">", d, open ? " open" : "",
 		  severity_name(f->severity));
-	finding_head(b, m, f);
+	finding_head(b, f);
 	sb_adds(b, " ");
 	strbuf msg = { 0 };
 	report_message(m, f, &msg);
 	html_escape_cut(b, (slice){ msg.p ? msg.p : "", msg.n }, 200, true);
 	sb_free(&msg);
 	sb_printf(b, "</summary>\n<article class=\"finding sev-%s\" id=\"f%zu\">\n<h3>", severity_name(f->severity), idx);
-	finding_head(b, m, f);
+	finding_head(b, f);
 	confidence_badge(b, f);
 	sb_adds(b, "</h3>\n");
 	finding_body(b, m, f);
@@ -290,7 +290,7 @@ static void findings_html(strbuf *b, const model *m, const report_opts *o)
 			continue;
 		}
 		sb_printf(b, "<article class=\"finding sev-%s\" id=\"f%zu\">\n<h3>", severity_name(f->severity), i);
-		finding_head(b, m, f);
+		finding_head(b, f);
 		confidence_badge(b, f);
 		sb_adds(b, "</h3>\n");
 		finding_body(b, m, f);
