@@ -61,7 +61,7 @@ static int on_opt(void *ctx, int opt, const char *v)
 		a->redact = true;
 		break;
 	case O_NO_SUMMARY:
-		a->ro.no_job = true;
+		a->ro.no_summary = true;
 		break;
 	case O_BRIEF:
 		a->ro.brief = true;

@@ -12,7 +12,9 @@ _ncclog()
 	fi
 	case $prev in
 	-f | --format)
-		COMPREPLY=($(compgen -W "text json markdown" -- "$cur"))
+		opts="text json markdown"
+		[[ $cmd == analyze || $cmd == merge ]] && opts="$opts html"
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		return
 		;;
 	--color | --colour)

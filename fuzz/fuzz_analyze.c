@@ -132,6 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	render(&m, FMT_TEXT, true);
 	render(&m, FMT_JSON, false);
 	render(&m, FMT_MARKDOWN, false);
+	render(&m, FMT_HTML, false);
 	jobinfo j;
 	model_jobinfo(&m, &j);
 	jobinfo_free(&j);

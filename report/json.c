@@ -213,11 +213,12 @@ cJSON *report_json_doc(const model *m, const report_opts *o)
 	verdict_free(&v);
 	cJSON *ra = cJSON_AddArrayToObject(doc, "roots");
 	for (size_t i = 0; i < m->fs.n; i++)
-		if (m->fs.v[i].cause < 0)
+		if (m->fs.v[i].cause < 0 && report_shows(o, &m->fs.v[i]))
 			cJSON_AddItemToArray(ra, jcstr(m->fs.v[i].id));
 	cJSON *fa = cJSON_AddArrayToObject(doc, "findings");
 	for (size_t i = 0; i < m->fs.n; i++)
-		cJSON_AddItemToArray(fa, finding_json(m, &m->fs.v[i]));
+		if (report_shows(o, &m->fs.v[i]))
+			cJSON_AddItemToArray(fa, finding_json(m, &m->fs.v[i]));
 	return doc;
 }
 

@@ -12,6 +12,7 @@ static const struct format {
 	{ FMT_TEXT, "text", "txt", report_text },
 	{ FMT_JSON, "json", NULL, report_json },
 	{ FMT_MARKDOWN, "markdown", "md", report_markdown },
+	{ FMT_HTML, "html", NULL, report_html },
 };
 
 #define NFORMATS (sizeof formats / sizeof formats[0])
@@ -59,4 +60,15 @@ bool report_shows(const report_opts *o, const finding *f)
 		if (strcmp(o->ids[i], f->id) == 0)
 			return true;
 	return false;
+}
+
+bool report_block(const report_opts *o, const model *m, size_t i)
+{
+	const finding *f = &m->fs.v[i];
+	if (!report_shows(o, f))
+		return false;
+	if (o->verbose || f->root < 0 || f->root == (int)i)
+		return true;
+	/* a consequence stands alone when its root is filtered out */
+	return !report_shows(o, &m->fs.v[f->root]);
 }

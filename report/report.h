@@ -1,4 +1,4 @@
-/* Renderers over findings and the job model: text, JSON, Markdown. None of
+/* Renderers over findings and the job model: text, JSON, Markdown, HTML. None of
  * them parses anything; all of them escape what came from a log. */
 #ifndef NCCLOG_REPORT_H
 #define NCCLOG_REPORT_H
@@ -7,13 +7,14 @@
 
 #include "../model/model.h"
 
-enum report_format { FMT_TEXT, FMT_JSON, FMT_MARKDOWN };
+enum report_format { FMT_TEXT, FMT_JSON, FMT_MARKDOWN, FMT_HTML };
 
 typedef struct report_opts {
 	enum report_format format;
 	bool color;
 	const char *version;
-	bool no_job;     /* text: the findings without the job summary (doctor) */
+	bool no_job;     /* text: the findings alone, no verdict, no job (doctor) */
+	bool no_summary; /* the verdict and findings without the job summary */
 	bool verbose;    /* every finding in full, consequences too */
 	bool brief;      /* the roots only */
 	enum severity min_severity; /* leave out findings below it */
@@ -23,6 +24,10 @@ typedef struct report_opts {
 
 /* Whether a finding is shown under the options' filters. */
 bool report_shows(const report_opts *o, const finding *f);
+/* Whether finding i of an ordered model is shown as a block of its own:
+ * a root, every finding under -v, or a consequence whose root is
+ * filtered out; the others are one line under their root. */
+bool report_block(const report_opts *o, const model *m, size_t i);
 
 /* The answer a report opens with. */
 typedef struct verdict {
@@ -49,6 +54,8 @@ const char *report_format_name(enum report_format f);
 int report_text(FILE *out, const model *m, const report_opts *o);
 int report_json(FILE *out, const model *m, const report_opts *o);
 int report_markdown(FILE *out, const model *m, const report_opts *o);
+/* One self-contained HTML page: no script, nothing fetched. */
+int report_html(FILE *out, const model *m, const report_opts *o);
 /* The JSON document report_json prints, as a new cJSON object the caller
  * owns (to add members before printing it). */
 struct cJSON *report_json_doc(const model *m, const report_opts *o);
@@ -71,6 +78,35 @@ typedef struct hostrow {
 
 size_t report_hosts(const model *m, hostrow **rows);
 void report_hosts_free(hostrow *rows, size_t n);
+
+/* Rows that fold where their keys are equal: grp[row] is its group,
+ * numbered in the order its first row comes. Sorts v; n log n whatever
+ * the input. Returns the number of groups. */
+typedef struct rowkey {
+	int k[5];
+	size_t i; /* the row */
+} rowkey;
+size_t report_group(rowkey *v, size_t n, size_t *grp);
+
+/* Hosts folded where they are alike: the same interface, network, phases
+ * and rank count (addresses differ on every host and do not count). */
+typedef struct hostgroup {
+	const hostrow *row;  /* its first host, for the shared facts */
+	intset hosts, ranks; /* interned hosts; ranks */
+	size_t per_host;     /* ranks on each of its hosts */
+} hostgroup;
+typedef struct hostgroups {
+	hostrow *rows;
+	size_t nrows;
+	hostgroup *v; /* in the order their first host comes */
+	size_t n;
+	size_t big; /* the largest group */
+} hostgroups;
+void report_hostgroups(const model *m, hostgroups *g);
+void report_hostgroups_free(hostgroups *g);
+/* Appends "all 64 hosts alike" or "all 64 hosts alike except gpu-[0021]"
+ * (raw) and returns true; false, and nothing, when most hosts differ. */
+bool report_hosts_alike(strbuf *b, const model *m, const hostgroups *g);
 
 /* A finding's message, led by "ranks 4-7 on node-b: " unless it names
  * them itself; raw text (escape it for the output). */

@@ -4,7 +4,8 @@
 set -eu
 pkgs="meson ninja-build gcc pkg-config libpcre2-dev libcjson-dev libncurses-dev python3 tmux
 	zlib1g-dev libzstd-dev zstd gzip cmark-gfm man-db groff-base zsh
-	clang libclang-rt-14-dev valgrind time iproute2"
+	clang libclang-rt-14-dev valgrind time iproute2
+	chromium fonts-dejavu-core"
 missing=""
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -96,7 +96,16 @@ files = sorted(os.path.join(samples, "lightning-2node-docker0", f)
                for f in os.listdir(os.path.join(samples, "lightning-2node-docker0")))
 doc = json.loads(subprocess.run([ncclog, "analyze", "-f", "json"] + files, capture_output=True).stdout)
 want = [f["id"] for f in doc["findings"]]
-md = subprocess.run([ncclog, "analyze", "-f", "markdown", "--color", "always"] + files, capture_output=True).stdout
+# by default a consequence is a line under its root, not a section of its own
+roots = [f["id"] for f in doc["findings"] if not f.get("caused_by")]
+md = subprocess.run([ncclog, "analyze", "-f", "markdown"] + files, capture_output=True).stdout
+short = check_page("scenario (default)", render(md), roots)
+if len(roots) == len(want):
+    fail(f"scenario: no finding is a consequence: {want}")
+for f in doc["findings"]:
+    if f.get("caused_by") and f"`{f['id']}`" not in md.decode():
+        fail(f"scenario: the consequence {f['id']} is not listed under its root")
+md = subprocess.run([ncclog, "analyze", "-f", "markdown", "--verbose", "--color", "always"] + files, capture_output=True).stdout
 page = check_page("scenario", render(md), want)
 if "socket-iface-virtual" not in want or len(want) < 5:
     fail(f"the scenario's findings: {want}")

@@ -24,7 +24,7 @@ run() {
 }
 for f in "$dir"/analyze/* "$dir"/lines/*; do
 	[ -f "$f" ] || continue
-	for fmt in text json markdown; do
+	for fmt in text json markdown html; do
 		run 1 "$f ($fmt)" -- "$bin" analyze --color always --format "$fmt" "$f"
 	done
 	if python3 -c 'import json,sys; json.load(sys.stdin)' < <("$bin" analyze --format json "$f" 2>/dev/null); then
