@@ -1,5 +1,6 @@
 #include "model.h"
 #include "frmatch.h"
+#include "system.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@ static void evref_free(evref *e)
 
 void model_free(model *m)
 {
+	system_free(m);
 	for (size_t i = 0; i < m->nin; i++)
 		free(m->in[i].name);
 	free(m->in);
@@ -97,6 +99,14 @@ void model_take_fr(model *m, struct frmatch_report *r)
 		free(m->fr);
 	}
 	m->fr = r;
+}
+
+int model_input_find(const model *m, const char *name)
+{
+	for (size_t i = 0; i < m->nin; i++)
+		if (strcmp(m->in[i].name, name) == 0)
+			return (int)i;
+	return -1;
 }
 
 int model_add_input(model *m, const char *name)
@@ -649,6 +659,14 @@ static const struct result_id *result_lookup(const match *mt)
 	return NULL;
 }
 
+const char *model_result_id(int code)
+{
+	for (size_t i = 0; i < sizeof results / sizeof results[0]; i++)
+		if (results[i].code == code)
+			return results[i].id;
+	return NULL;
+}
+
 static void on_result(model *m, int pi, const match *mt)
 {
 	const struct result_id *r = result_lookup(mt);
@@ -721,6 +739,7 @@ static void on_device_row(model *m, const match *mt)
 	int b = cap_str(m, mt, "busid");
 	if (q->busid < 0 && b >= 0)
 		q->busid = b;
+	system_device_row(m, pi);
 }
 
 /* Init that goes on, on the thread of the last "-> N" chain, after it:
@@ -918,6 +937,13 @@ void model_match(model *m, const match *mt)
 			p->lrank = (int)r;
 		break;
 	}
+	case TAG_XID:
+	case TAG_OOM:
+	case TAG_SCHED:
+	case TAG_NCCLT:
+	case TAG_RAS:
+		system_match(m, mt);
+		break;
 	case TAG_BENIGN:
 	case TAG_FRAMEWORK_ERROR:
 	case TAG_COUNT:

@@ -1,0 +1,485 @@
+/* Kernel, scheduler, nccl-tests and RAS lines into the model: one handler
+ * per tag, each folding what its line says into an event or a run. Joins
+ * (to hosts, bus ids, communicators) wait for checks_system.c, because
+ * the lines that name a rank's GPU or address may come later. */
+#include "system.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../parser/ncclt.h"
+#include "../parser/pcibus.h"
+#include "../parser/ras.h"
+
+#define TEXT_MAX 200
+
+static void ev_here(model *m, evref *e)
+{
+	if (e->text)
+		return;
+	e->file = m->cur_file;
+	e->line = m->cur_line;
+	e->off = m->cur_off;
+	e->text = xstrndup(m->cur_text.p, m->cur_text.n < 512 ? m->cur_text.n : 512);
+}
+
+static int cap_str(model *m, const match *mt, const char *name)
+{
+	slice s = slice_trim(match_get(mt, name));
+	if (s.n > TEXT_MAX)
+		s.n = TEXT_MAX;
+	return s.n ? intern_get(&m->str, s) : -1;
+}
+
+static long cap_long(const match *mt, const char *name)
+{
+	long v;
+	return slice_to_long(match_get(mt, name), &v) && v >= 0 ? v : -1;
+}
+
+static int intern_trim(model *m, slice s)
+{
+	s = slice_trim(s);
+	if (s.n > TEXT_MAX)
+		s.n = TEXT_MAX;
+	return s.n ? intern_get(&m->str, s) : -1;
+}
+
+sysev *system_event_put(model *m, const sysev *e)
+{
+	for (size_t i = m->nsys; i-- > 0;) {
+		sysev *x = &m->sys[i];
+		if (x->kind == e->kind && x->host == e->host && x->pid == e->pid && x->rank == e->rank &&
+		    x->code == e->code && x->a == e->a) {
+			x->count++;
+			if (e->time > 0 && (x->time == 0 || e->time < x->time))
+				x->time = e->time;
+			return x;
+		}
+	}
+	if (m->nsys >= SYSEV_MAX)
+		return NULL;
+	grow(&m->sys, &m->syscap, m->nsys, sizeof *m->sys);
+	sysev *x = &m->sys[m->nsys++];
+	*x = *e;
+	x->count = 1;
+	x->ev = (evref){ 0 };
+	return x;
+}
+
+static sysev event_of(model *m, enum sysev_kind kind)
+{
+	double t = m->cur ? m->cur->time : 0;
+	return (sysev){ .kind = kind, .host = -1, .pid = -1, .rank = -1, .a = -1, .b = -1, .proc = m->cur_proc,
+			.time = time_dated(t) ? t : 0 };
+}
+
+/* The host a line names, else its launcher's ("node-b: " of pdsh). */
+static int line_host(model *m, const match *mt)
+{
+	int h = cap_str(m, mt, "host");
+	if (h < 0 && m->cur && m->cur->ln.host.n)
+		h = intern_get(&m->str, m->cur->ln.host);
+	return h;
+}
+
+static void put_here(model *m, const sysev *e)
+{
+	sysev *x = system_event_put(m, e);
+	if (x)
+		ev_here(m, &x->ev);
+}
+
+/* "NVRM: Xid (PCI:0000:07:00): 79, pid=1234, name=python, GPU has fallen
+ * off the bus." and SXid lines of NVSwitches. */
+static void on_xid(model *m, const match *mt)
+{
+	bool sx = match_get(mt, "sxid").n > 0;
+	sysev e = event_of(m, sx ? SE_SXID : SE_XID);
+	e.code = cap_long(mt, sx ? "sxid" : "xid");
+	if (match_get(mt, "fallen").n)
+		e.code = 79;
+	if (e.code < 0)
+		return;
+	pcibus b;
+	if (pcibus_parse(match_get(mt, "bus"), &b)) {
+		strbuf t = { 0 };
+		pcibus_format(&b, &t);
+		e.a = intern_get(&m->str, (slice){ t.p, t.n });
+		sb_free(&t);
+	}
+	e.host = line_host(m, mt);
+	e.pid = cap_long(mt, "pid");
+	e.b = cap_str(m, mt, "msg");
+	put_here(m, &e);
+}
+
+static void on_oom(model *m, const match *mt)
+{
+	sysev e = event_of(m, SE_OOM);
+	slice t = m->cur_text;
+	e.code = slice_find(t, "OOMKilled", 9) >= 0				 ? OOM_K8S
+		 : slice_find(t, "slurmstepd", 10) >= 0 || slice_find(t, "srun:", 5) >= 0 ||
+				   slice_find(t, "StepId=", 7) >= 0 || slice_find(t, "exceeded memory limit", 21) >= 0
+			 ? OOM_SLURM
+		 : slice_find(t, "emory cgroup", 12) >= 0 ? OOM_CGROUP
+							   : OOM_KERNEL;
+	e.host = line_host(m, mt);
+	e.pid = cap_long(mt, "pid");
+	e.rank = cap_long(mt, "task");
+	e.b = cap_str(m, mt, "name");
+	put_here(m, &e);
+}
+
+static void on_sched(model *m, const match *mt)
+{
+	static const struct { const char *word; enum kill_why why; } whys[] = {
+		{ "TIME LIMIT", KILL_TIME_LIMIT }, { "PREEMPT", KILL_PREEMPTED }, { "reempt", KILL_PREEMPTED },
+		{ "NODE FAIL", KILL_NODE_FAIL },  { "REQUEUE", KILL_REQUEUE },   { "vict", KILL_EVICTED },
+	};
+	sysev e = event_of(m, SE_KILL);
+	slice why = match_get(mt, "why");
+	e.code = KILL_CANCELLED;
+	for (size_t i = 0; i < sizeof whys / sizeof whys[0]; i++)
+		if (slice_find(why, whys[i].word, strlen(whys[i].word)) >= 0) {
+			e.code = whys[i].why;
+			break;
+		}
+	e.host = line_host(m, mt);
+	e.a = cap_str(m, mt, "job");
+	e.b = cap_str(m, mt, "why");
+	put_here(m, &e);
+}
+
+ntrun *system_run_get(model *m, int file)
+{
+	for (size_t i = 0; i < m->nnt; i++)
+		if (m->nt[i].file == file)
+			return &m->nt[i];
+	if (m->nnt >= NTRUN_MAX)
+		return NULL;
+	grow(&m->nt, &m->ntcap, m->nnt, sizeof *m->nt);
+	ntrun *r = &m->nt[m->nnt++];
+	*r = (ntrun){ .file = file, .program = -1, .oob = -1, .avg_bw = -1 };
+	return r;
+}
+
+static ntrun *run_find(model *m, int file)
+{
+	for (size_t i = 0; i < m->nnt; i++)
+		if (m->nt[i].file == file)
+			return &m->nt[i];
+	return NULL;
+}
+
+void system_device_row(model *m, int pi)
+{
+	ntrun *r = system_run_get(m, m->cur_file);
+	if (r) {
+		intset_add(&r->procs, pi);
+		ev_here(m, &r->ev_head);
+	}
+}
+
+static void run_row(model *m, ntrun *r, const ncclt_row *row)
+{
+	r->rows++;
+	const ncclt_result *d[2] = { &row->out, &row->in };
+	double best = -1;
+	bool wrong = false;
+	for (int k = 0; k < 2; k++) {
+		if (!d[k]->set)
+			continue;
+		if (d[k]->busbw > best)
+			best = d[k]->busbw;
+		if (r->col == NCCLT_COL_WRONG && d[k]->wrong > 0) {
+			r->wrong += d[k]->wrong;
+			wrong = true;
+		}
+	}
+	if (wrong) {
+		if (!r->wrong_rows || row->size < r->wrong_lo)
+			r->wrong_lo = row->size;
+		if (row->size > r->wrong_hi)
+			r->wrong_hi = row->size;
+		r->wrong_rows++;
+		ev_here(m, &r->ev_wrong);
+	}
+	if (row->size >= r->max_size && best >= 0) {
+		if (row->size > r->max_size || best > r->max_busbw) {
+			free(r->ev_max.text);
+			r->ev_max = (evref){ 0 };
+			ev_here(m, &r->ev_max);
+		}
+		if (row->size > r->max_size)
+			r->max_busbw = best;
+		else if (best > r->max_busbw)
+			r->max_busbw = best;
+		r->max_size = row->size;
+	}
+}
+
+/* nccl-tests' text: the lines that start a run make it; the size table
+ * and the footer count only in a run. */
+static void on_ncclt(model *m, const match *mt)
+{
+	if (match_get(mt, "program").n || match_get(mt, "ver").n || match_get(mt, "head").n) {
+		ntrun *r = system_run_get(m, m->cur_file);
+		if (!r)
+			return;
+		int prog = cap_str(m, mt, "program");
+		if (prog >= 0)
+			r->program = prog;
+		if (match_get(mt, "head").n) {
+			enum ncclt_col c = ncclt_header_kind(m->cur->body);
+			if (c != NCCLT_COL_NONE)
+				r->col = c;
+		}
+		ev_here(m, &r->ev_head);
+		return;
+	}
+	ntrun *r = run_find(m, m->cur_file);
+	if (!r)
+		return;
+	if (match_get(mt, "row").n) {
+		ncclt_row row;
+		if (ncclt_row_parse(m->cur->body, &row))
+			run_row(m, r, &row);
+	} else if (match_get(mt, "oob").n) {
+		r->oob = cap_long(mt, "oob");
+		ev_here(m, &r->ev_oob);
+	} else if (match_get(mt, "avgbw").n) {
+		slice v = match_get(mt, "avgbw");
+		char buf[32];
+		size_t n = v.n < sizeof buf - 1 ? v.n : sizeof buf - 1;
+		memcpy(buf, v.p, n);
+		buf[n] = '\0';
+		r->avg_bw = strtod(buf, NULL);
+		ev_here(m, &r->ev_bw);
+	}
+}
+
+/* ---- RAS ---- */
+
+static int ras_text(model *m, slice s)
+{
+	return intern_trim(m, s);
+}
+
+/* One RAS item as an event; NULL for what needs none. */
+static bool ras_event(model *m, const ras_item *it, sysev *e)
+{
+	*e = (sysev){ .host = -1, .pid = it->pid, .rank = it->rank, .a = -1, .b = -1, .proc = -1,
+		      .time = time_dated(it->time) ? it->time : 0 };
+	if (it->node.n)
+		e->host = ras_text(m, it->node);
+	if (it->hash.n)
+		e->a = ras_text(m, it->hash);
+	switch (it->kind) {
+	case RAS_PROC_DEAD:
+		e->kind = SE_RAS_DEAD;
+		e->b = ras_text(m, it->gpus);
+		return true;
+	case RAS_PROC_MISSING:
+		e->kind = SE_RAS_NODATA;
+		e->b = ras_text(m, it->gpus);
+		return true;
+	case RAS_RANK_MISSING:
+		e->kind = SE_RAS_MISSING;
+		e->code = it->code;
+		e->b = ras_text(m, it->gpus);
+		return true;
+	case RAS_COMM_MEMBER:
+		e->kind = SE_RAS_MEMBER;
+		e->b = ras_text(m, it->gpus);
+		return true;
+	case RAS_RANK_ERROR:
+		e->kind = SE_RAS_ERROR;
+		e->code = it->code;
+		e->b = ras_text(m, it->a);
+		return true;
+	case RAS_RANK_BEHIND: {
+		e->kind = SE_RAS_BEHIND;
+		e->code = it->n[0];
+		strbuf t = { 0 };
+		sb_printf(&t, "launched %.*s up to operation %ld while the others reached %ld", (int)it->a.n,
+			  it->a.p ? it->a.p : "", it->n[0], it->n[1]);
+		e->b = intern_get(&m->str, (slice){ t.p, t.n });
+		sb_free(&t);
+		return true;
+	}
+	case RAS_DIAG:
+		if (it->code != 1)
+			return false;
+		e->kind = SE_DIAG;
+		e->a = ras_text(m, it->a);
+		e->b = ras_text(m, it->b);
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void on_ras(model *m)
+{
+	input *in = &m->in[m->cur_file];
+	if (!in->ras)
+		in->ras = xcalloc(1, sizeof *in->ras);
+	ras_item it;
+	bool more = ras_text_line(in->ras, m->cur->body, m->cur->time, &it);
+	while (more) {
+		sysev e;
+		if (ras_event(m, &it, &e)) {
+			e.proc = m->cur_proc;
+			put_here(m, &e);
+		}
+		more = ras_text_more(in->ras, &it);
+	}
+}
+
+void model_take_ras(model *m, int file, uint64_t line, const ras_item *it, const char *text)
+{
+	sysev e;
+	if (!ras_event(m, it, &e))
+		return;
+	sysev *x = system_event_put(m, &e);
+	if (x && !x->ev.text)
+		x->ev = (evref){ file, line, 0, xstrndup(text, 512) };
+}
+
+/* ---- nccl-tests JSON ---- */
+
+static void json_ev(evref *e, int file, const char *text)
+{
+	if (!e->text)
+		*e = (evref){ file, 0, 0, xstrndup(text, 512) };
+}
+
+void model_take_ncclt(model *m, int file, const ncclt_run *run)
+{
+	ntrun *r = system_run_get(m, file);
+	if (!r)
+		return;
+	const char *prog = run->program[0] ? run->program : "nccl-tests";
+	r->program = intern_get(&m->str, slice_from(prog));
+	r->col = NCCLT_COL_WRONG;
+	strbuf t = { 0 };
+	sb_printf(&t, "nccl-tests JSON report (version %d): %s, %zu ranks, %zu sizes", run->version, prog, run->ndev,
+		  run->nrows);
+	json_ev(&r->ev_head, file, t.p);
+	for (size_t i = 0; i < run->ndev; i++) {
+		const ncclt_device *d = &run->dev[i];
+		if (!d->host[0] || d->pid < 0)
+			continue;
+		int h = intern_get(&m->str, slice_from(d->host));
+		intset_add(&m->table_hosts, h);
+		int pi = -1;
+		for (size_t k = 0; k < m->nprocs && pi < 0; k++)
+			if (m->procs[k].host == h && m->procs[k].pid == d->pid)
+				pi = (int)k;
+		if (pi < 0)
+			pi = model_add_proc(m, d->host, d->pid, file);
+		proc *q = &m->procs[pi];
+		if (q->lrank < 0)
+			q->lrank = d->rank;
+		if (q->dev < 0 && d->device >= 0)
+			q->dev = d->device;
+		if (q->busid < 0 && d->bus[0])
+			q->busid = intern_get(&m->str, slice_from(d->bus));
+		intset_add(&r->procs, pi);
+	}
+	for (size_t i = 0; i < run->nrows; i++) {
+		const ncclt_row *row = &run->rows[i];
+		double before = r->wrong;
+		uint64_t max = r->max_size;
+		r->rows++;
+		const ncclt_result *d[2] = { &row->out, &row->in };
+		double best = -1, wrong = 0;
+		for (int k = 0; k < 2; k++)
+			if (d[k]->set) {
+				if (d[k]->busbw > best)
+					best = d[k]->busbw;
+				if (d[k]->wrong > 0)
+					wrong += d[k]->wrong;
+			}
+		if (wrong > 0) {
+			if (!r->wrong_rows || row->size < r->wrong_lo)
+				r->wrong_lo = row->size;
+			if (row->size > r->wrong_hi)
+				r->wrong_hi = row->size;
+			r->wrong_rows++;
+			r->wrong += wrong;
+			sb_clear(&t);
+			sb_printf(&t, "nccl-tests JSON report: %s %s %llu bytes: %g wrong elements", prog, row->type,
+				  (unsigned long long)row->size, wrong);
+			if (before == 0)
+				json_ev(&r->ev_wrong, file, t.p);
+		}
+		if (best >= 0 && row->size >= max) {
+			if (row->size > max || best > r->max_busbw)
+				r->max_busbw = best;
+			r->max_size = row->size;
+			sb_clear(&t);
+			sb_printf(&t, "nccl-tests JSON report: %s %llu bytes: bus bandwidth %.2f GB/s", prog,
+				  (unsigned long long)row->size, r->max_busbw);
+			free(r->ev_max.text);
+			r->ev_max = (evref){ 0 };
+			json_ev(&r->ev_max, file, t.p);
+		}
+	}
+	if (run->out_of_bounds >= 0) {
+		r->oob = run->out_of_bounds;
+		sb_clear(&t);
+		sb_printf(&t, "nccl-tests JSON report: out_of_bounds count %ld", run->out_of_bounds);
+		json_ev(&r->ev_oob, file, t.p);
+	}
+	if (run->avg_busbw >= 0) {
+		r->avg_bw = run->avg_busbw;
+		sb_clear(&t);
+		sb_printf(&t, "nccl-tests JSON report: average_bus_bandwidth %.3f GB/s", run->avg_busbw);
+		json_ev(&r->ev_bw, file, t.p);
+	}
+	sb_free(&t);
+}
+
+void system_match(model *m, const match *mt)
+{
+	switch ((enum model_tag)mt->r->tag) {
+	case TAG_XID:
+		on_xid(m, mt);
+		break;
+	case TAG_OOM:
+		on_oom(m, mt);
+		break;
+	case TAG_SCHED:
+		on_sched(m, mt);
+		break;
+	case TAG_NCCLT:
+		on_ncclt(m, mt);
+		break;
+	case TAG_RAS:
+		on_ras(m);
+		break;
+	default:
+		break;
+	}
+}
+
+void system_free(model *m)
+{
+	for (size_t i = 0; i < m->nsys; i++)
+		free(m->sys[i].ev.text);
+	free(m->sys);
+	for (size_t i = 0; i < m->nnt; i++) {
+		ntrun *r = &m->nt[i];
+		intset_free(&r->procs);
+		free(r->ev_head.text);
+		free(r->ev_wrong.text);
+		free(r->ev_oob.text);
+		free(r->ev_bw.text);
+		free(r->ev_max.text);
+	}
+	free(m->nt);
+	for (size_t i = 0; i < m->nin; i++)
+		free(m->in[i].ras);
+}
