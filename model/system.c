@@ -37,6 +37,18 @@ static long cap_long(const match *mt, const char *name)
 	return slice_to_long(match_get(mt, name), &v) && v >= 0 ? v : -1;
 }
 
+/* The first of a rule's captures that is set: a pattern of several
+ * alternatives names each one's capture apart (name, name2, ...). */
+static slice cap_any(const match *mt, const char *const *names)
+{
+	for (; *names; names++) {
+		slice s = match_get(mt, *names);
+		if (s.n)
+			return s;
+	}
+	return SLICE_NONE;
+}
+
 static int intern_trim(model *m, slice s)
 {
 	s = slice_trim(s);
@@ -77,7 +89,8 @@ static sysev event_of(model *m, enum sysev_kind kind)
 /* The host a line names, else its launcher's ("node-b: " of pdsh). */
 static int line_host(model *m, const match *mt)
 {
-	int h = cap_str(m, mt, "host");
+	static const char *const hosts[] = { "host", "host2", "node", NULL };
+	int h = intern_trim(m, cap_any(mt, hosts));
 	if (h < 0 && m->cur && m->cur->ln.host.n)
 		h = intern_get(&m->str, m->cur->ln.host);
 	return h;
@@ -124,10 +137,12 @@ static void on_oom(model *m, const match *mt)
 			 ? OOM_SLURM
 		 : slice_find(t, "emory cgroup", 12) >= 0 ? OOM_CGROUP
 							   : OOM_KERNEL;
+	static const char *const pids[] = { "pid", "pid2", "pid3", NULL }, *const names[] = { "name", "name2", "name3", NULL };
+	long pid;
 	e.host = line_host(m, mt);
-	e.pid = cap_long(mt, "pid");
+	e.pid = slice_to_long(cap_any(mt, pids), &pid) && pid >= 0 ? pid : -1;
 	e.rank = cap_long(mt, "task");
-	e.b = cap_str(m, mt, "name");
+	e.b = intern_trim(m, cap_any(mt, names));
 	put_here(m, &e);
 }
 
@@ -137,8 +152,11 @@ static void on_sched(model *m, const match *mt)
 		{ "TIME LIMIT", KILL_TIME_LIMIT }, { "PREEMPT", KILL_PREEMPTED }, { "reempt", KILL_PREEMPTED },
 		{ "NODE FAIL", KILL_NODE_FAIL },  { "REQUEUE", KILL_REQUEUE },   { "vict", KILL_EVICTED },
 	};
+	static const char *const reasons[] = { "why", "why2", "why3", "why4", NULL }, *const jobs[] = { "job", "job2", NULL };
 	sysev e = event_of(m, SE_KILL);
-	slice why = match_get(mt, "why");
+	slice why = cap_any(mt, reasons);
+	if (match_get(mt, "res").n)
+		why = SLICE_LIT("evicted");
 	e.code = KILL_CANCELLED;
 	for (size_t i = 0; i < sizeof whys / sizeof whys[0]; i++)
 		if (slice_find(why, whys[i].word, strlen(whys[i].word)) >= 0) {
@@ -146,8 +164,8 @@ static void on_sched(model *m, const match *mt)
 			break;
 		}
 	e.host = line_host(m, mt);
-	e.a = cap_str(m, mt, "job");
-	e.b = cap_str(m, mt, "why");
+	e.a = intern_trim(m, cap_any(mt, jobs));
+	e.b = intern_trim(m, why);
 	put_here(m, &e);
 }
 
@@ -223,7 +241,7 @@ static void run_row(model *m, ntrun *r, const ncclt_row *row)
  * and the footer count only in a run. */
 static void on_ncclt(model *m, const match *mt)
 {
-	if (match_get(mt, "program").n || match_get(mt, "ver").n || match_get(mt, "head").n) {
+	if (match_get(mt, "program").n || match_get(mt, "ver").n || match_get(mt, "ver2").n || match_get(mt, "head").n) {
 		ntrun *r = system_run_get(m, m->cur_file);
 		if (!r)
 			return;

@@ -360,6 +360,18 @@ bool ras_text_line(ras_cursor *c, slice line, double t, ras_item *out)
 		out->a = v;
 		return true;
 	}
+	if (lit(&sc, "RAS declaring peer ")) {
+		/* NCCL's own INFO line on a surviving process: "10.0.0.12<28028>" */
+		slice w = word(&sc);
+		const char *lt = w.n ? memchr(w.p, '<', w.n) : NULL;
+		if (!lit(&sc, " as DEAD") || !w.n)
+			return false;
+		out->kind = RAS_PROC_DEAD;
+		out->node = lt ? (slice){ w.p, (size_t)(lt - w.p) } : w;
+		out->time = t;
+		return true;
+	}
+	sc.i = 0;
 	if (slice_eq_str(s, "Job summary")) {
 		c->section = S_JOB;
 		c->block = B_NONE;
