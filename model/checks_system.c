@@ -420,7 +420,9 @@ void check_kills(model *m)
 {
 	for (size_t i = 0; i < m->nsys; i++) {
 		const sysev *e = &m->sys[i];
-		if (e->kind != SE_KILL)
+		/* a cancel without a reason is srun ending a step after a task
+		 * failed as often as a user's scancel: the other findings tell */
+		if (e->kind != SE_KILL || e->code == KILL_CANCELLED)
 			continue;
 		bool limit = e->code == KILL_TIME_LIMIT || e->code == KILL_CANCELLED;
 		int host = e->host >= 0 ? event_host(m, e) : -1;
@@ -432,9 +434,6 @@ void check_kills(model *m)
 		switch (e->code) {
 		case KILL_TIME_LIMIT:
 			sb_printf(&msg, "the scheduler cancelled %s at its time limit", who);
-			break;
-		case KILL_CANCELLED:
-			sb_printf(&msg, "%s was cancelled (scancel or an administrator)", who);
 			break;
 		case KILL_PREEMPTED:
 			sb_printf(&msg, "the scheduler preempted %s", who);

@@ -13,14 +13,36 @@
 
 #define TEXT_MAX 200
 
-static void ev_here(model *m, evref *e)
+/* Cites the current record; of a record that reassembly joined from
+ * several physical lines, the line that holds one of rule r's literals. */
+static void ev_here_of(model *m, evref *e, const rule *r)
 {
 	if (e->text)
 		return;
+	slice t = m->cur_text;
+	uint64_t line = m->cur_line, off = m->cur_off;
+	const linespan *sp = m->cur_span;
+	for (int k = 0; sp && r && k < sp->n; k++) {
+		slice part = { sp->buf + sp->part[k].at, sp->part[k].n };
+		bool hit = false;
+		for (size_t g = 0; g < r->ngates && !hit; g++)
+			hit = slice_find(part, r->gates[g], strlen(r->gates[g])) >= 0;
+		if (hit) {
+			t = part;
+			line = sp->part[k].no;
+			off = m->cur_off + sp->part[k].at - sp->part[0].at;
+			break;
+		}
+	}
 	e->file = m->cur_file;
-	e->line = m->cur_line;
-	e->off = m->cur_off;
-	e->text = xstrndup(m->cur_text.p, m->cur_text.n < 512 ? m->cur_text.n : 512);
+	e->line = line;
+	e->off = off;
+	e->text = xstrndup(t.p, t.n < 512 ? t.n : 512);
+}
+
+static void ev_here(model *m, evref *e)
+{
+	ev_here_of(m, e, NULL);
 }
 
 static int cap_str(model *m, const match *mt, const char *name)
@@ -96,11 +118,11 @@ static int line_host(model *m, const match *mt)
 	return h;
 }
 
-static void put_here(model *m, const sysev *e)
+static void put_here(model *m, const sysev *e, const rule *r)
 {
 	sysev *x = system_event_put(m, e);
 	if (x)
-		ev_here(m, &x->ev);
+		ev_here_of(m, &x->ev, r);
 }
 
 /* "NVRM: Xid (PCI:0000:07:00): 79, pid=1234, name=python, GPU has fallen
@@ -124,7 +146,7 @@ static void on_xid(model *m, const match *mt)
 	e.host = line_host(m, mt);
 	e.pid = cap_long(mt, "pid");
 	e.b = cap_str(m, mt, "msg");
-	put_here(m, &e);
+	put_here(m, &e, mt->r);
 }
 
 static void on_oom(model *m, const match *mt)
@@ -143,7 +165,7 @@ static void on_oom(model *m, const match *mt)
 	e.pid = slice_to_long(cap_any(mt, pids), &pid) && pid >= 0 ? pid : -1;
 	e.rank = cap_long(mt, "task");
 	e.b = intern_trim(m, cap_any(mt, names));
-	put_here(m, &e);
+	put_here(m, &e, mt->r);
 }
 
 static void on_sched(model *m, const match *mt)
@@ -166,7 +188,7 @@ static void on_sched(model *m, const match *mt)
 	e.host = line_host(m, mt);
 	e.a = intern_trim(m, cap_any(mt, jobs));
 	e.b = intern_trim(m, why);
-	put_here(m, &e);
+	put_here(m, &e, mt->r);
 }
 
 ntrun *system_run_get(model *m, int file)
@@ -338,7 +360,7 @@ static bool ras_event(model *m, const ras_item *it, sysev *e)
 	}
 }
 
-static void on_ras(model *m)
+static void on_ras(model *m, const rule *r)
 {
 	input *in = &m->in[m->cur_file];
 	if (!in->ras)
@@ -349,7 +371,7 @@ static void on_ras(model *m)
 		sysev e;
 		if (ras_event(m, &it, &e)) {
 			e.proc = m->cur_proc;
-			put_here(m, &e);
+			put_here(m, &e, r);
 		}
 		more = ras_text_more(in->ras, &it);
 	}
@@ -476,7 +498,7 @@ void system_match(model *m, const match *mt)
 		on_ncclt(m, mt);
 		break;
 	case TAG_RAS:
-		on_ras(m);
+		on_ras(m, mt->r);
 		break;
 	default:
 		break;
