@@ -202,6 +202,16 @@ static size_t strip_one(slice s, launch *ln)
 				after += 9;
 			return after;
 		}
+		/* kubectl logs --prefix: "[pod/NAME/CONTAINER] "; a pod's host
+		 * name is its own name, the one NCCL's prefix shows */
+		if (slice_starts(in, "pod/") && after < s.n && s.p[after] == ' ') {
+			const char *sl = memchr(in.p + 4, '/', in.n - 4);
+			if (sl && sl > in.p + 4) {
+				ln->host = (slice){ in.p + 4, (size_t)(sl - in.p - 4) };
+				set_tag(ln, in);
+				return after + 1;
+			}
+		}
 		bool word = in.n > 0;
 		for (size_t k = 0; k < in.n; k++)
 			if (!is_host_char(in.p[k]) && in.p[k] != '|')
