@@ -136,7 +136,8 @@ void model_proc_init(proc *p)
 #define X(type, name, init, merge, f) p->name = init;
 	PROC_FACTS(X)
 #undef X
-	p->boot.name = p->oob.name = -1;
+	/* no interface: id 0 is an interned string like any other */
+	p->boot = p->oob = (iface){ -1, -1 };
 }
 
 static int proc_new(model *m, int host, long pid, int file)
@@ -328,6 +329,7 @@ void model_record(model *m, int file, uint64_t lineno, uint64_t off, const recor
 	m->cur_off = off;
 	m->cur_span = span && span->n > 1 ? span : NULL;
 	m->cur_explained = m->cur_fwerr = false;
+	m->cur_sys_done = 0;
 	p->recent[p->nrecent++ % PROC_RECENT] = (lineref){ file, lineno, off };
 	m->cur_proc = pi;
 	m->cur = r;

@@ -257,6 +257,7 @@ typedef struct model {
 	const linespan *cur_span; /* its physical lines when it was joined, or NULL */
 	bool cur_explained;       /* a rule matched it (a finding, a fact, benign) */
 	bool cur_fwerr;           /* a framework error line that names NCCL or c10d */
+	unsigned cur_sys_done;    /* system readers (1 nccl-tests, 2 RAS) that read its lines already */
 } model;
 
 void model_init(model *m, const catalog *cat);

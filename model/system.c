@@ -4,6 +4,7 @@
  * the lines that name a rank's GPU or address may come later. */
 #include "system.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -221,7 +222,7 @@ void system_device_row(model *m, int pi)
 	}
 }
 
-static void run_row(model *m, ntrun *r, const ncclt_row *row)
+static void run_row(ntrun *r, const ncclt_row *row)
 {
 	r->rows++;
 	const ncclt_result *d[2] = { &row->out, &row->in };
@@ -243,59 +244,81 @@ static void run_row(model *m, ntrun *r, const ncclt_row *row)
 		if (row->size > r->wrong_hi)
 			r->wrong_hi = row->size;
 		r->wrong_rows++;
-		ev_here(m, &r->ev_wrong);
 	}
-	if (row->size >= r->max_size && best >= 0) {
-		if (row->size > r->max_size || best > r->max_busbw) {
-			free(r->ev_max.text);
-			r->ev_max = (evref){ 0 };
-			ev_here(m, &r->ev_max);
-		}
-		if (row->size > r->max_size)
-			r->max_busbw = best;
-		else if (best > r->max_busbw)
+	if (best >= 0 && row->size >= r->max_size) {
+		if (row->size > r->max_size || best > r->max_busbw)
 			r->max_busbw = best;
 		r->max_size = row->size;
 	}
 }
 
-/* nccl-tests' text: the lines that start a run make it; the size table
- * and the footer count only in a run. */
-static void on_ncclt(model *m, const match *mt)
+/* One physical line of nccl-tests' text: the lines that start a run
+ * make it; the size table and the footer count only in a run. */
+static void ncclt_part(model *m, slice text, const evref *at)
 {
-	if (match_get(mt, "program").n || match_get(mt, "ver").n || match_get(mt, "ver2").n || match_get(mt, "head").n) {
-		ntrun *r = system_run_get(m, m->cur_file);
-		if (!r)
-			return;
-		int prog = cap_str(m, mt, "program");
-		if (prog >= 0)
-			r->program = prog;
-		if (match_get(mt, "head").n) {
-			enum ncclt_col c = ncclt_header_kind(m->cur->body);
-			if (c != NCCLT_COL_NONE)
-				r->col = c;
-		}
-		ev_here(m, &r->ev_head);
+	launch ln = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
+	ncclt_line l;
+	enum ncclt_kind k = ncclt_line_parse(launch_strip(text, &ln), &l);
+	if (k == NCCLT_OTHER)
 		return;
-	}
-	ntrun *r = run_find(m, m->cur_file);
+	ntrun *r = k == NCCLT_START || k == NCCLT_HEADER ? system_run_get(m, m->cur_file) : run_find(m, m->cur_file);
 	if (!r)
 		return;
-	if (match_get(mt, "row").n) {
-		ncclt_row row;
-		if (ncclt_row_parse(m->cur->body, &row))
-			run_row(m, r, &row);
-	} else if (match_get(mt, "oob").n) {
-		r->oob = cap_long(mt, "oob");
-		ev_here(m, &r->ev_oob);
-	} else if (match_get(mt, "avgbw").n) {
-		slice v = match_get(mt, "avgbw");
-		char buf[32];
-		size_t n = v.n < sizeof buf - 1 ? v.n : sizeof buf - 1;
-		memcpy(buf, v.p, n);
-		buf[n] = '\0';
-		r->avg_bw = strtod(buf, NULL);
-		ev_here(m, &r->ev_bw);
+	evref *e = NULL;
+	switch (k) {
+	case NCCLT_START:
+		if (l.program[0])
+			r->program = intern_get(&m->str, slice_from(l.program));
+		e = &r->ev_head;
+		break;
+	case NCCLT_HEADER:
+		r->col = l.col;
+		e = &r->ev_head;
+		break;
+	case NCCLT_ROW: {
+		double wrong = r->wrong;
+		uint64_t max = r->max_size;
+		double best = r->max_busbw;
+		run_row(r, &l.row);
+		if (r->wrong > wrong && !r->ev_wrong.text)
+			e = &r->ev_wrong;
+		if (r->max_size > max || r->max_busbw > best) {
+			free(r->ev_max.text);
+			r->ev_max = (evref){ at->file, at->line, at->off, xstrndup(text.p, text.n < 512 ? text.n : 512) };
+		}
+		break;
+	}
+	case NCCLT_OOB:
+		r->oob = l.oob;
+		e = &r->ev_oob;
+		break;
+	case NCCLT_AVGBW:
+		r->avg_bw = l.avg_bw;
+		e = &r->ev_bw;
+		break;
+	default:
+		break;
+	}
+	if (e && !e->text)
+		*e = (evref){ at->file, at->line, at->off, xstrndup(text.p, text.n < 512 ? text.n : 512) };
+}
+
+/* Reassembly may have joined the table's lines (a header as wide as a
+ * terminal looks wrapped): each physical line is read on its own. */
+static void on_ncclt(model *m)
+{
+	const linespan *sp = m->cur_span;
+	if (m->cur_sys_done & 1)
+		return;
+	m->cur_sys_done |= 1;
+	if (!sp) {
+		evref at = { m->cur_file, m->cur_line, m->cur_off, NULL };
+		ncclt_part(m, m->cur_text, &at);
+		return;
+	}
+	for (int k = 0; k < sp->n; k++) {
+		evref at = { m->cur_file, sp->part[k].no, m->cur_off + sp->part[k].at - sp->part[0].at, NULL };
+		ncclt_part(m, (slice){ sp->buf + sp->part[k].at, sp->part[k].n }, &at);
 	}
 }
 
@@ -360,20 +383,45 @@ static bool ras_event(model *m, const ras_item *it, sysev *e)
 	}
 }
 
-static void on_ras(model *m, const rule *r)
+static void ras_part(model *m, slice text, double t, const evref *at)
 {
 	input *in = &m->in[m->cur_file];
 	if (!in->ras)
 		in->ras = xcalloc(1, sizeof *in->ras);
+	launch ln = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
+	slice body = frame_trim_end(launch_strip(text, &ln));
 	ras_item it;
-	bool more = ras_text_line(in->ras, m->cur->body, m->cur->time, &it);
+	bool more = ras_text_line(in->ras, body, ln.time ? ln.time : t, &it);
 	while (more) {
 		sysev e;
 		if (ras_event(m, &it, &e)) {
 			e.proc = m->cur_proc;
-			put_here(m, &e, r);
+			sysev *x = system_event_put(m, &e);
+			if (x && !x->ev.text)
+				x->ev = (evref){ at->file, at->line, at->off, xstrndup(text.p, text.n < 512 ? text.n : 512) };
 		}
 		more = ras_text_more(in->ras, &it);
+	}
+}
+
+/* A report's lines, one by one: reassembly may have joined some. The
+ * record's own message is the first line's, without NCCL's prefix. */
+static void on_ras(model *m)
+{
+	const linespan *sp = m->cur_span;
+	if (m->cur_sys_done & 2)
+		return;
+	m->cur_sys_done |= 2;
+	double t = m->cur->time;
+	if (!sp) {
+		evref at = { m->cur_file, m->cur_line, m->cur_off, NULL };
+		ras_part(m, m->cur->nccl ? m->cur->body : m->cur_text, t, &at);
+		return;
+	}
+	for (int k = 0; k < sp->n; k++) {
+		evref at = { m->cur_file, sp->part[k].no, m->cur_off + sp->part[k].at - sp->part[0].at, NULL };
+		slice part = { sp->buf + sp->part[k].at, sp->part[k].n };
+		ras_part(m, k == 0 && m->cur->nccl ? m->cur->body : part, t, &at);
 	}
 }
 
@@ -430,35 +478,16 @@ void model_take_ncclt(model *m, int file, const ncclt_run *run)
 	}
 	for (size_t i = 0; i < run->nrows; i++) {
 		const ncclt_row *row = &run->rows[i];
-		double before = r->wrong;
+		double wrong = r->wrong, best = r->max_busbw;
 		uint64_t max = r->max_size;
-		r->rows++;
-		const ncclt_result *d[2] = { &row->out, &row->in };
-		double best = -1, wrong = 0;
-		for (int k = 0; k < 2; k++)
-			if (d[k]->set) {
-				if (d[k]->busbw > best)
-					best = d[k]->busbw;
-				if (d[k]->wrong > 0)
-					wrong += d[k]->wrong;
-			}
-		if (wrong > 0) {
-			if (!r->wrong_rows || row->size < r->wrong_lo)
-				r->wrong_lo = row->size;
-			if (row->size > r->wrong_hi)
-				r->wrong_hi = row->size;
-			r->wrong_rows++;
-			r->wrong += wrong;
+		run_row(r, row);
+		if (r->wrong > wrong && !r->ev_wrong.text) {
 			sb_clear(&t);
 			sb_printf(&t, "nccl-tests JSON report: %s %s %llu bytes: %g wrong elements", prog, row->type,
-				  (unsigned long long)row->size, wrong);
-			if (before == 0)
-				json_ev(&r->ev_wrong, file, t.p);
+				  (unsigned long long)row->size, r->wrong - wrong);
+			json_ev(&r->ev_wrong, file, t.p);
 		}
-		if (best >= 0 && row->size >= max) {
-			if (row->size > max || best > r->max_busbw)
-				r->max_busbw = best;
-			r->max_size = row->size;
+		if (r->max_size > max || r->max_busbw > best) {
 			sb_clear(&t);
 			sb_printf(&t, "nccl-tests JSON report: %s %llu bytes: bus bandwidth %.2f GB/s", prog,
 				  (unsigned long long)row->size, r->max_busbw);
@@ -495,10 +524,10 @@ void system_match(model *m, const match *mt)
 		on_sched(m, mt);
 		break;
 	case TAG_NCCLT:
-		on_ncclt(m, mt);
+		on_ncclt(m);
 		break;
 	case TAG_RAS:
-		on_ras(m, mt->r);
+		on_ras(m);
 		break;
 	default:
 		break;

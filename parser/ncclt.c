@@ -166,6 +166,47 @@ enum ncclt_col ncclt_header_kind(slice line)
 	return NCCLT_COL_NONE;
 }
 
+enum ncclt_kind ncclt_line_parse(slice line, ncclt_line *out)
+{
+	slice s = slice_trim(line);
+	memset(out, 0, sizeof *out);
+	out->kind = NCCLT_OTHER;
+	if (slice_starts(s, "# nccl-tests version ") || slice_starts(s, "# nThread ")) {
+		out->kind = NCCLT_START;
+	} else if (slice_starts(s, "# Collective test starting: ")) {
+		out->kind = NCCLT_START;
+		slice t = slice_trim((slice){ s.p + 28, s.n - 28 });
+		size_t n = 0;
+		while (n < t.n && t.p[n] != ' ')
+			n++;
+		copy_tok(out->program, sizeof out->program, (slice){ t.p, n });
+	} else if ((out->col = ncclt_header_kind(s)) != NCCLT_COL_NONE) {
+		out->kind = NCCLT_HEADER;
+	} else if (ncclt_row_parse(s, &out->row)) {
+		out->kind = NCCLT_ROW;
+	} else {
+		/* "# Out of bounds values : 3 FAILED" (older: no "#") */
+		slice t = s;
+		if (t.n && t.p[0] == '#')
+			t = slice_trim((slice){ t.p + 1, t.n - 1 });
+		bool oob = slice_starts(t, "Out of bounds values"), bw = slice_starts(t, "Avg bus bandwidth");
+		const char *colon = (oob || bw) ? memchr(t.p, ':', t.n) : NULL;
+		if (colon) {
+			slice v = slice_trim((slice){ colon + 1, t.n - (size_t)(colon + 1 - t.p) });
+			size_t n = 0;
+			while (n < v.n && v.p[n] != ' ')
+				n++;
+			double d;
+			if (number((slice){ v.p, n }, &d) && d >= 0) {
+				out->kind = oob ? NCCLT_OOB : NCCLT_AVGBW;
+				out->oob = (long)d;
+				out->avg_bw = d;
+			}
+		}
+	}
+	return out->kind;
+}
+
 /* ---- the JSON report ---- */
 
 /* The first key of the top object and whether "start_time" and "args"

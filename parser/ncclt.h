@@ -35,6 +35,22 @@ bool ncclt_row_parse(slice line, ncclt_row *r);
  * when the line is no size-table header. */
 enum ncclt_col ncclt_header_kind(slice line);
 
+/* What a line of a run's text is. */
+enum ncclt_kind { NCCLT_OTHER, NCCLT_START, NCCLT_HEADER, NCCLT_ROW, NCCLT_OOB, NCCLT_AVGBW };
+typedef struct ncclt_line {
+	enum ncclt_kind kind;
+	char program[64];          /* NCCLT_START: "all_reduce_perf", or "" */
+	enum ncclt_col col;        /* NCCLT_HEADER */
+	ncclt_row row;             /* NCCLT_ROW */
+	long oob;                  /* NCCLT_OOB: "Out of bounds values : 3 FAILED" */
+	double avg_bw;             /* NCCLT_AVGBW: "Avg bus bandwidth : 22.45" */
+} ncclt_line;
+
+/* Tells one line (launcher prefix stripped) of a run's output: its start
+ * ("# nccl-tests version", "# Collective test starting: X", "# nThread"),
+ * the size table's header and rows, and the footer. */
+enum ncclt_kind ncclt_line_parse(slice line, ncclt_line *out);
+
 /* A rank of the "# Using devices" table (JSON "devices"). */
 typedef struct ncclt_device {
 	int rank, pid, device;
