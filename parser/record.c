@@ -77,6 +77,75 @@ static size_t clock_at(slice s, size_t i, double *secs)
 	return j;
 }
 
+/* "Mar" as 1..12 at s[i], or 0. */
+static int month_at(slice s, size_t i)
+{
+	static const char names[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	if (i + 3 > s.n)
+		return 0;
+	for (int m = 0; m < 12; m++)
+		if (memcmp(s.p + i, names + 3 * m, 3) == 0)
+			return m + 1;
+	return 0;
+}
+
+/* The kernel's and syslog's heads: dmesg -T "Wed Mar 12 10:22:33 2025",
+ * syslog "Mar 12 10:22:33" (no year: placed in 2000, like glog), and
+ * dmesg's "[ 4711.232921]" seconds since boot (no time at all). */
+static size_t kernel_stamp(slice s, size_t i, double *t)
+{
+	static const char days[] = "MonTueWedThuFriSatSun";
+	size_t at = i;
+	bool wday = false;
+	for (int d = 0; d < 7 && at + 4 <= s.n; d++)
+		if (memcmp(s.p + at, days + 3 * d, 3) == 0 && s.p[at + 3] == ' ') {
+			at += 4;
+			wday = true;
+			break;
+		}
+	int mo = month_at(s, at);
+	if (mo && at + 4 < s.n && s.p[at + 3] == ' ') {
+		size_t k = at + 4;
+		if (s.p[k] == ' ')
+			k++;
+		long d = 0;
+		size_t dn = 0;
+		while (k < s.n && is_digit(s.p[k]) && dn < 2)
+			d = d * 10 + (s.p[k++] - '0'), dn++;
+		double secs;
+		size_t end;
+		if (!dn || d < 1 || d > 31 || k >= s.n || s.p[k] != ' ' || !(end = clock_at(s, k + 1, &secs)))
+			return 0;
+		long y;
+		if (wday && end + 5 <= s.n && s.p[end] == ' ' && digits_at(s, end + 1, 4, &y)) {
+			*t = (double)days_from_civil(y, mo, d) * 86400 + secs;
+			return end + 5;
+		}
+		if (wday)
+			return 0;
+		*t = (double)days_from_civil(2000, mo, d) * 86400 + secs;
+		return end;
+	}
+	/* "[ 4711.232921]": six digits of fraction, in brackets or alone */
+	size_t k = i;
+	while (k < s.n && s.p[k] == ' ')
+		k++;
+	size_t st = k;
+	while (k < s.n && is_digit(s.p[k]) && k - st < 10)
+		k++;
+	if (k == st || k + 7 > s.n || s.p[k] != '.')
+		return 0;
+	for (size_t f = 1; f <= 6; f++)
+		if (!is_digit(s.p[k + f]))
+			return 0;
+	k += 7;
+	if (i ? k < s.n && s.p[k] == ']' : k == s.n) {
+		*t = 0;
+		return k;
+	}
+	return 0;
+}
+
 size_t timestamp_parse(slice s, double *t)
 {
 	size_t i = s.n && s.p[0] == '[' ? 1 : 0;
@@ -100,7 +169,7 @@ size_t timestamp_parse(slice s, double *t)
 		*t = (double)days_from_civil(2000, mo, d) * 86400 + secs;
 		return end;
 	}
-	return 0;
+	return kernel_stamp(s, i, t);
 }
 
 /* ---- launcher prefixes ---- */

@@ -139,6 +139,20 @@ static void test_timestamps(checks *c)
 	CHECK(c, timestamp_parse(SLICE_LIT("2021-08-17 17:10:55,737\tINFO"), &g) > 0, "python logging");
 	CHECK(c, timestamp_parse(SLICE_LIT("E1399 17:05:38"), &g) == 0, "bad month");
 	CHECK(c, timestamp_parse(SLICE_LIT("12:00"), &g) == 0, "not a timestamp");
+	/* the kernel's heads */
+	double k1 = 0, k2 = 0;
+	CHECK(c, timestamp_parse(SLICE_LIT("[Wed Mar 12 10:22:33 2025] NVRM: Xid"), &k1) == 25 && time_dated(k1), "dmesg -T");
+	CHECK(c, timestamp_parse(SLICE_LIT("2025-03-12 10:22:34 x"), &k2) > 0 && k2 - k1 > 0.9 && k2 - k1 < 1.1, "dmesg -T is dated");
+	CHECK(c, timestamp_parse(SLICE_LIT("Mar  2 10:22:33 node-b kernel: x"), &g) == 15 && !time_dated(g), "syslog, no year");
+	CHECK(c, timestamp_parse(SLICE_LIT("[ 4711.232921] NVRM: x"), &g) == 13 && g == 0, "seconds since boot");
+	CHECK(c, timestamp_parse(SLICE_LIT(" 4711.232921"), &g) == 12, "inside its brackets");
+	CHECK(c, timestamp_parse(SLICE_LIT("[ 12.5] x"), &g) == 0, "not the kernel's");
+	CHECK(c, timestamp_parse(SLICE_LIT("4711.232921 x"), &g) == 0, "unbracketed seconds");
+	CHECK(c, timestamp_parse(SLICE_LIT("Mar 32 10:22:33"), &g) == 0, "bad day");
+	CHECK(c, timestamp_parse(SLICE_LIT("Wed Mar 12 10:22:33 x"), &g) == 0, "ctime without year");
+	record kr;
+	record_parse(SLICE_LIT("[ 4711.232921] NVRM: Xid (PCI:0000:07:00): 79, GPU has fallen off the bus."), &kr);
+	CHECK_SLICE(c, kr.body, "NVRM: Xid (PCI:0000:07:00): 79, GPU has fallen off the bus.", "dmesg body");
 }
 
 int main(void)
