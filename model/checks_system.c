@@ -186,6 +186,7 @@ typedef struct xgroup {
 	int host;
 	long code;
 	bool sx, fatal;
+	bool by_host;   /* no rank is known on the bus: procs are the host's */
 	intset buses;   /* interned bus texts */
 	intset procs;
 	intset ambiguous; /* processes on several hosts that have the bus, when no host is known */
@@ -257,19 +258,28 @@ static void xid_message(model *m, const xgroup *g, const xid_info *xi, strbuf *m
 		sb_printf(msg, "%s%s", i ? ", " : "", str(m, g->buses.v[i]));
 	if (!g->buses.n)
 		sb_adds(msg, "?");
-	if (g->sx)
+	if (g->sx) {
+		if (g->nev && g->ev[0]->b >= 0)
+			sb_printf(msg, ": %s", str(m, g->ev[0]->b));
 		return;
+	}
 	intset ranks = { 0 };
 	ranks_of(m, &g->procs, &ranks);
-	if (ranks.n) {
+	if (g->by_host) {
+		sb_adds(msg, "; the logs do not show which rank uses that GPU");
+		if (ranks.n) {
+			sb_printf(msg, " (%s: ", str(m, g->host));
+			sb_adds(msg, ranks.n == 1 ? "rank " : "ranks ");
+			ranges_format(msg, ranks.v, ranks.n);
+			sb_adds(msg, ")");
+		}
+	} else if (ranks.n) {
 		sb_adds(msg, ranks.n == 1 ? " of rank " : " of ranks ");
 		ranges_format(msg, ranks.v, ranks.n);
 	} else if (g->ambiguous.n) {
 		sb_adds(msg, ", which is the GPU of ");
 		model_describe(m, &g->ambiguous, msg);
 		sb_adds(msg, ": the kernel log names no host");
-	} else if (g->host >= 0) {
-		sb_adds(msg, "; no rank of these logs is known on that bus");
 	}
 	intset_free(&ranks);
 }
@@ -320,8 +330,10 @@ void check_xid(model *m)
 		xgroup *x = &g[k];
 		const xid_info *xi = x->sx ? NULL : xid_lookup(x->code);
 		/* a rank on the bus, or failing that the processes of that host */
-		if (!x->procs.n && !x->ambiguous.n && x->host >= 0)
+		if (!x->procs.n && !x->ambiguous.n && x->host >= 0) {
 			procs_on_host(m, x->host, &x->procs);
+			x->by_host = true;
+		}
 		if (x->host < 0 && x->procs.n) {
 			intset hs = { 0 };
 			if (hosts_of(m, &x->procs, &hs) == 1)
@@ -365,24 +377,85 @@ static const char *oom_what(long src)
 	}
 }
 
+/* The OOM kills of one host, as the kernel, the cgroup, Slurm and
+ * Kubernetes each saw them: one finding. */
+typedef struct oomgroup {
+	int host;
+	const sysev *best;  /* the most specific line: the kernel's, with the pid */
+	intset procs;
+	const sysev *ev[FINDING_MAX_EVIDENCE];
+	int nev;
+	double time;
+} oomgroup;
+
+static int oom_rank(long src)
+{
+	return src == OOM_CGROUP ? 0 : src == OOM_KERNEL ? 1 : src == OOM_SLURM ? 2 : 3;
+}
+
+static void oom_procs(const model *m, const sysev *e, int host, intset *out)
+{
+	int pi = proc_by_pid(m, host, e->pid);
+	if (pi < 0 && e->pid >= 0 && host >= 0)
+		pi = proc_by_pid(m, -1, e->pid);
+	if (pi >= 0)
+		intset_add(out, pi);
+	for (size_t k = 0; pi < 0 && e->rank >= 0 && k < m->nprocs; k++)
+		if (model_proc_rank(m, (int)k) == e->rank && m->procs[k].pid >= 0 && (host < 0 || m->procs[k].host == host))
+			intset_add(out, (int)k);
+}
+
 void check_oom(model *m)
 {
+	oomgroup g[GROUP_MAX];
+	size_t ng = 0;
 	for (size_t i = 0; i < m->nsys; i++) {
 		const sysev *e = &m->sys[i];
 		if (e->kind != SE_OOM)
 			continue;
 		int host = event_host(m, e);
-		intset procs = { 0 };
-		int pi = proc_by_pid(m, host, e->pid);
-		if (pi < 0 && e->pid >= 0 && host >= 0)
-			pi = proc_by_pid(m, -1, e->pid);
-		if (pi >= 0)
-			intset_add(&procs, pi);
-		for (size_t k = 0; pi < 0 && e->rank >= 0 && k < m->nprocs; k++)
-			if (model_proc_rank(m, (int)k) == e->rank && (host < 0 || m->procs[k].host == host))
-				intset_add(&procs, (int)k);
-		if (!procs.n && host >= 0)
-			procs_on_host(m, host, &procs);
+		size_t k = 0;
+		while (k < ng && g[k].host != host)
+			k++;
+		if (k == ng) {
+			if (ng == GROUP_MAX)
+				continue;
+			g[ng++] = (oomgroup){ .host = host };
+		}
+		oomgroup *x = &g[k];
+		oom_procs(m, e, host, &x->procs);
+		if (!x->best || (e->pid >= 0 && x->best->pid < 0) ||
+		    ((e->pid >= 0) == (x->best->pid >= 0) && oom_rank(e->code) < oom_rank(x->best->code)))
+			x->best = e;
+		if (x->nev < FINDING_MAX_EVIDENCE)
+			x->ev[x->nev++] = e;
+		if (e->time > 0 && (x->time == 0 || e->time < x->time))
+			x->time = e->time;
+	}
+	/* a kill no line places (Slurm's step line) is the one a placed line names */
+	size_t placed = 0, at = 0;
+	for (size_t k = 0; k < ng; k++)
+		if (g[k].host >= 0) {
+			placed++;
+			at = k;
+		}
+	for (size_t k = 0; placed == 1 && k < ng; k++) {
+		if (g[k].host >= 0)
+			continue;
+		for (int i = 0; i < g[k].nev && g[at].nev < FINDING_MAX_EVIDENCE; i++)
+			g[at].ev[g[at].nev++] = g[k].ev[i];
+		intset_addall(&g[at].procs, &g[k].procs);
+		intset_free(&g[k].procs);
+		g[k].nev = 0;
+		g[k].best = NULL;
+	}
+	for (size_t k = 0; k < ng; k++) {
+		oomgroup *x = &g[k];
+		const sysev *e = x->best;
+		if (!e)
+			continue;
+		if (!x->procs.n && x->host >= 0)
+			procs_on_host(m, x->host, &x->procs);
 		strbuf msg = { 0 }, key = { 0 };
 		sb_adds(&msg, oom_what(e->code));
 		if (e->code == OOM_KERNEL || e->code == OOM_CGROUP) {
@@ -391,26 +464,27 @@ void check_oom(model *m)
 			if (e->b >= 0)
 				sb_printf(&msg, " (%s)", str(m, e->b));
 		}
-		if (host >= 0)
-			sb_printf(&msg, " on %s", str(m, host));
+		if (x->host >= 0)
+			sb_printf(&msg, " on %s", str(m, x->host));
 		intset ranks = { 0 };
-		ranks_of(m, &procs, &ranks);
+		ranks_of(m, &x->procs, &ranks);
 		if (ranks.n) {
 			sb_adds(&msg, ranks.n == 1 ? ", rank " : ", ranks ");
 			ranges_format(&msg, ranks.v, ranks.n);
 		}
 		intset_free(&ranks);
-		sb_printf(&key, "oom:%s:%ld:%ld", str(m, host), e->code, e->pid);
+		sb_printf(&key, "oom:%s", str(m, x->host));
 		finding *f = job_finding(m, "host-oom-kill", key.p, SEV_ERROR, msg.p,
 					 "the host ran out of CPU memory, not GPU memory: lower the data loader's workers and "
 					 "prefetch, pinned-memory buffers and per-rank copies of the dataset, or ask the "
 					 "scheduler for more (Slurm --mem, Kubernetes resources.limits.memory); dmesg on that "
 					 "host shows what used it",
 					 true);
-		place(m, f, &procs);
-		cite(f, &e->ev, e->proc);
-		f->time = e->time;
-		intset_free(&procs);
+		place(m, f, &x->procs);
+		for (int i = 0; i < x->nev; i++)
+			cite(f, &x->ev[i]->ev, x->ev[i]->proc);
+		f->time = x->time;
+		intset_free(&x->procs);
 		sb_free(&msg);
 		sb_free(&key);
 	}

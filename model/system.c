@@ -102,10 +102,19 @@ sysev *system_event_put(model *m, const sysev *e)
 	return x;
 }
 
+/* The process of a line counts only when the line itself says whose it is
+ * (NCCL's prefix, a launcher's): a scheduler's line in the middle of a
+ * job's output belongs to none of its processes. */
+static int line_proc(const model *m)
+{
+	const record *r = m->cur;
+	return r && (r->nccl || r->ln.tag.n || r->ln.rank >= 0) ? m->cur_proc : -1;
+}
+
 static sysev event_of(model *m, enum sysev_kind kind)
 {
 	double t = m->cur ? m->cur->time : 0;
-	return (sysev){ .kind = kind, .host = -1, .pid = -1, .rank = -1, .a = -1, .b = -1, .proc = m->cur_proc,
+	return (sysev){ .kind = kind, .host = -1, .pid = -1, .rank = -1, .a = -1, .b = -1, .proc = line_proc(m),
 			.time = time_dated(t) ? t : 0 };
 }
 
@@ -395,7 +404,7 @@ static void ras_part(model *m, slice text, double t, const evref *at)
 	while (more) {
 		sysev e;
 		if (ras_event(m, &it, &e)) {
-			e.proc = m->cur_proc;
+			e.proc = line_proc(m);
 			sysev *x = system_event_put(m, &e);
 			if (x && !x->ev.text)
 				x->ev = (evref){ at->file, at->line, at->off, xstrndup(text.p, text.n < 512 ? text.n : 512) };

@@ -246,6 +246,18 @@ static size_t strip_one(slice s, launch *ln)
 	}
 	if (i)
 		return 0;
+	/* Slurm's own lines ("srun: error: ...", "slurmstepd-node-b: error:
+	 * ..."): a stream of their own, kept in the message the rules read */
+	if (slice_starts(s, "srun: ") || slice_starts(s, "slurmstepd: ") || slice_starts(s, "slurmstepd-")) {
+		const char *colon = memchr(s.p, ':', s.n < 80 ? s.n : 80);
+		if (colon && colon + 1 < s.p + s.n && colon[1] == ' ') {
+			slice who = { s.p, (size_t)(colon - s.p) };
+			if (slice_starts(who, "slurmstepd-") && who.n > 11)
+				ln->host = (slice){ who.p + 11, who.n - 11 };
+			set_tag(ln, who);
+		}
+		return 0;
+	}
 	if (s.n && s.p[0] == '[') {
 		size_t c = find_close(s, 1, ']', 64);
 		if (!c)
