@@ -174,10 +174,12 @@ static void cite(finding *f, const evref *e, int pi)
 		findings_add_evidence(f, e->file, e->line, pi, slice_from(e->text));
 }
 
+/* The finding's processes: their ranks and hosts come with them (ranks
+ * alone would name every host that has a rank of that number). */
 static void place(model *m, finding *f, const intset *procs)
 {
+	(void)m;
 	intset_addall(&f->procs, procs);
-	ranks_of(m, procs, &f->ranks);
 }
 
 /* ---- Xid and SXid ---- */
@@ -490,41 +492,96 @@ void check_oom(model *m)
 	}
 }
 
+/* The scheduler's kills, one finding per host and reason; a line that
+ * names no host (a Kubernetes event) goes with the one that does. */
+typedef struct killgroup {
+	int host;
+	long code;
+	const sysev *first;
+	const sysev *ev[FINDING_MAX_EVIDENCE];
+	int nev;
+	double time;
+} killgroup;
+
+static void kill_message(model *m, const killgroup *g, strbuf *msg)
+{
+	const sysev *e = g->first;
+	const char *who = e->a >= 0 ? str(m, e->a) : "the job";
+	switch (g->code) {
+	case KILL_TIME_LIMIT:
+		sb_printf(msg, "the scheduler cancelled %s at its time limit", who);
+		break;
+	case KILL_PREEMPTED:
+		sb_printf(msg, "the scheduler preempted %s", who);
+		break;
+	case KILL_NODE_FAIL:
+		sb_printf(msg, "the scheduler ended %s because a node failed", who);
+		break;
+	case KILL_REQUEUE:
+		sb_printf(msg, "the scheduler requeued %s", who);
+		break;
+	default:
+		sb_printf(msg, "the node evicted %s", e->a >= 0 ? who : "the pod");
+		for (int i = 0; i < g->nev; i++)
+			if (g->ev[i]->b >= 0 && strcmp(str(m, g->ev[i]->b), "Evicted") != 0) {
+				sb_printf(msg, " (%s)", str(m, g->ev[i]->b));
+				break;
+			}
+		break;
+	}
+	if (g->host >= 0)
+		sb_printf(msg, " on %s", str(m, g->host));
+}
+
 void check_kills(model *m)
 {
+	killgroup g[GROUP_MAX];
+	size_t ng = 0;
 	for (size_t i = 0; i < m->nsys; i++) {
 		const sysev *e = &m->sys[i];
 		/* a cancel without a reason is srun ending a step after a task
 		 * failed as often as a user's scancel: the other findings tell */
 		if (e->kind != SE_KILL || e->code == KILL_CANCELLED)
 			continue;
-		bool limit = e->code == KILL_TIME_LIMIT || e->code == KILL_CANCELLED;
 		int host = e->host >= 0 ? event_host(m, e) : -1;
-		intset procs = { 0 };
-		if (host >= 0)
-			procs_on_host(m, host, &procs);
-		strbuf msg = { 0 }, key = { 0 };
-		const char *who = e->a >= 0 ? str(m, e->a) : "the job";
-		switch (e->code) {
-		case KILL_TIME_LIMIT:
-			sb_printf(&msg, "the scheduler cancelled %s at its time limit", who);
-			break;
-		case KILL_PREEMPTED:
-			sb_printf(&msg, "the scheduler preempted %s", who);
-			break;
-		case KILL_NODE_FAIL:
-			sb_printf(&msg, "the scheduler ended %s because a node failed", who);
-			break;
-		case KILL_REQUEUE:
-			sb_printf(&msg, "the scheduler requeued %s", who);
-			break;
-		default:
-			sb_printf(&msg, "the node evicted %s (%s)", e->a >= 0 ? who : "the pod", e->b >= 0 ? str(m, e->b) : "evicted");
-			break;
+		size_t k = 0;
+		while (k < ng && !(g[k].host == host && g[k].code == e->code))
+			k++;
+		if (k == ng) {
+			if (ng == GROUP_MAX)
+				continue;
+			g[ng++] = (killgroup){ .host = host, .code = e->code, .first = e };
 		}
-		if (host >= 0)
-			sb_printf(&msg, " on %s", str(m, host));
-		sb_printf(&key, "kill:%s:%ld:%s", str(m, host), e->code, str(m, e->a));
+		if (g[k].nev < FINDING_MAX_EVIDENCE)
+			g[k].ev[g[k].nev++] = e;
+		if (e->time > 0 && (g[k].time == 0 || e->time < g[k].time))
+			g[k].time = e->time;
+	}
+	for (size_t k = 0; k < ng; k++) {
+		if (g[k].host >= 0)
+			continue;
+		size_t at = ng, n = 0;
+		for (size_t j = 0; j < ng; j++)
+			if (g[j].host >= 0 && g[j].code == g[k].code) {
+				at = j;
+				n++;
+			}
+		if (n != 1)
+			continue;
+		for (int i = 0; i < g[k].nev && g[at].nev < FINDING_MAX_EVIDENCE; i++)
+			g[at].ev[g[at].nev++] = g[k].ev[i];
+		g[k].nev = 0;
+	}
+	for (size_t k = 0; k < ng; k++) {
+		killgroup *x = &g[k];
+		if (!x->nev)
+			continue;
+		bool limit = x->code == KILL_TIME_LIMIT;
+		intset procs = { 0 };
+		procs_on_host(m, x->host, &procs);
+		strbuf msg = { 0 }, key = { 0 };
+		kill_message(m, x, &msg);
+		sb_printf(&key, "kill:%s:%ld", str(m, x->host), x->code);
 		finding *f = job_finding(
 			m, limit ? "job-cancelled" : "job-preempted", key.p, limit ? SEV_WARNING : SEV_ERROR, msg.p,
 			limit ? "a job that ends at its time limit usually hung first: the findings above say where; "
@@ -534,8 +591,9 @@ void check_kills(model *m)
 				"administrators about the node when a node failure is named",
 			true);
 		place(m, f, &procs);
-		cite(f, &e->ev, e->proc);
-		f->time = e->time;
+		for (int i = 0; i < x->nev; i++)
+			cite(f, &x->ev[i]->ev, x->ev[i]->proc);
+		f->time = x->time;
 		intset_free(&procs);
 		sb_free(&msg);
 		sb_free(&key);
@@ -577,6 +635,14 @@ static int comm_of_hash(const model *m, int hash)
 static int ras_proc(const model *m, const sysev *e, int *host)
 {
 	*host = e->host >= 0 ? event_host(m, e) : -1;
+	/* "RAS declaring peer 10.0.0.22<30413> as DEAD": the process that listens there */
+	if (e->kind == SE_RAS_DEAD && e->pid < 0 && e->a >= 0)
+		for (size_t i = 0; i < m->nprocs; i++)
+			if (m->procs[i].ras_addr == e->a) {
+				if (m->procs[i].host >= 0)
+					*host = m->procs[i].host;
+				return (int)i;
+			}
 	int c = comm_of_hash(m, e->a);
 	if (c >= 0 && e->rank >= 0 && e->rank < m->comms[c].rank_cap && m->comms[c].rank_proc[e->rank] >= 0) {
 		int pi = m->comms[c].rank_proc[e->rank];
@@ -615,24 +681,24 @@ static void ras_dead(model *m, const sysev *e)
 {
 	int host, pi = ras_proc(m, e, &host);
 	strbuf msg = { 0 }, key = { 0 };
+	long pid = pi >= 0 ? m->procs[pi].pid : e->pid;
 	sb_adds(&msg, "RAS declared ");
-	if (e->pid < 0 && e->host >= 0)
+	if (pid < 0 && e->host >= 0)
 		sb_printf(&msg, "the process at %s%s%s", str(m, e->host), host >= 0 && host != e->host ? " on " : "",
 			  host >= 0 && host != e->host ? str(m, host) : "");
-	else
-		ras_where(m, e, host, pi, &msg);
+	else {
+		sysev x = *e;
+		x.pid = pid;
+		ras_where(m, &x, host, pi, &msg);
+	}
 	sb_adds(&msg, " dead: unreachable over the RAS network");
-	sb_printf(&key, "ras-dead:%s:%ld", str(m, host >= 0 ? host : e->host), e->pid);
+	sb_printf(&key, "ras-dead:%s:%ld", str(m, host >= 0 ? host : e->host), pid);
 	finding *f = job_finding(m, "ras-peer-dead", key.p, SEV_ERROR, msg.p,
 				 "that process crashed, was killed or hangs outside NCCL: read its last log lines and its "
 				 "host's dmesg (OOM killer, Xid), and py-spy dump it if it still runs",
 				 true);
-	if (pi >= 0) {
+	if (pi >= 0)
 		intset_add(&f->procs, pi);
-		int r = model_proc_rank(m, pi);
-		if (r >= 0)
-			intset_add(&f->ranks, r);
-	}
 	add_peer(m, f, e);
 	cite(f, &e->ev, e->proc);
 	if (e->time > 0 && (f->time == 0 || e->time < f->time))
@@ -641,9 +707,31 @@ static void ras_dead(model *m, const sysev *e)
 	sb_free(&key);
 }
 
+/* A missing rank that names no process (2.24 and 2.25 print another hash
+ * than NCCL's commId, and "The missing rank: 5" alone): the process the
+ * same report says gave no data, when it is the only one and holds that
+ * rank. */
+static int nodata_proc(const model *m, const sysev *e)
+{
+	int found = -1, n = 0;
+	for (size_t i = 0; i < m->nsys; i++) {
+		const sysev *x = &m->sys[i];
+		if (x->kind != SE_RAS_NODATA || x->ev.file != e->ev.file)
+			continue;
+		int h;
+		int pi = ras_proc(m, x, &h);
+		n++;
+		if (pi >= 0 && model_proc_rank(m, pi) == e->rank)
+			found = pi;
+	}
+	return n == 1 ? found : -1;
+}
+
 static void ras_missing(model *m, const sysev *e)
 {
 	int host, pi = ras_proc(m, e, &host);
+	if (pi < 0 && e->kind == SE_RAS_MISSING && (pi = nodata_proc(m, e)) >= 0)
+		host = m->procs[pi].host;
 	strbuf msg = { 0 }, key = { 0 };
 	sb_adds(&msg, "RAS got no data from ");
 	strbuf where = { 0 };
@@ -657,17 +745,16 @@ static void ras_missing(model *m, const sysev *e)
 	}
 	sb_free(&where);
 	sb_adds(&msg, ": it did not answer when RAS gathered the communicators' state");
-	sb_printf(&key, "ras-missing:%s:%ld:%ld", str(m, e->a), e->rank, e->pid);
+	if (pi >= 0)
+		sb_printf(&key, "ras-missing:p%d", pi);
+	else
+		sb_printf(&key, "ras-missing:%s:%ld:%ld", str(m, e->a), e->rank, e->pid);
 	finding *f = job_finding(m, "ras-rank-missing", key.p, SEV_WARNING, msg.p,
 				 "query RAS again: a rank missing in repeated queries is hung or dead (its log and its host's "
 				 "dmesg say which); one missing once, during init or teardown, can be a transition",
 				 true);
-	if (pi >= 0) {
+	if (pi >= 0)
 		intset_add(&f->procs, pi);
-		int r = model_proc_rank(m, pi);
-		if (r >= 0)
-			intset_add(&f->ranks, r);
-	}
 	add_peer(m, f, e);
 	cite(f, &e->ev, e->proc);
 	sb_free(&msg);
@@ -716,8 +803,6 @@ static void ras_behind(model *m, const sysev *e)
 	f->confidence = CONF_SUSPECTED;
 	if (pi >= 0)
 		intset_add(&f->procs, pi);
-	else if (e->rank >= 0 && comm_of_hash(m, e->a) < 0)
-		intset_add(&f->ranks, (int)e->rank);
 	cite(f, &e->ev, e->proc);
 	sb_free(&msg);
 	sb_free(&key);
@@ -737,11 +822,8 @@ static void ras_diag(model *m, const sysev *e)
 				     : "the ranks NCCL compared disagree: make the nodes alike (driver, GPU, NVLink state, the "
 				       "NCCL_* environment every rank gets from the launcher)",
 				 false);
-	int host = e->host >= 0 ? event_host(m, e) : -1;
-	int pi = proc_by_pid(m, host, e->pid);
-	if (pi >= 0)
-		intset_add(&f->procs, pi);
-	cite(f, &e->ev, e->proc);
+	/* the process that asked is no part of what differs: no place */
+	cite(f, &e->ev, -1);
 	sb_free(&msg);
 	sb_free(&key);
 }

@@ -187,14 +187,24 @@ static void on_sched(model *m, const match *mt)
 	static const char *const reasons[] = { "why", "why2", "why3", "why4", NULL }, *const jobs[] = { "job", "job2", NULL };
 	sysev e = event_of(m, SE_KILL);
 	slice why = cap_any(mt, reasons);
-	if (match_get(mt, "res").n)
-		why = SLICE_LIT("evicted");
 	e.code = KILL_CANCELLED;
 	for (size_t i = 0; i < sizeof whys / sizeof whys[0]; i++)
 		if (slice_find(why, whys[i].word, strlen(whys[i].word)) >= 0) {
 			e.code = whys[i].why;
 			break;
 		}
+	/* "The node was low on resource: memory." says why */
+	long low = slice_find(m->cur_text, "low on resource: ", 17);
+	char res[48];
+	if (low >= 0) {
+		slice r = { m->cur_text.p + low + 17, m->cur_text.n - (size_t)low - 17 };
+		size_t n = 0;
+		while (n < r.n && n < 20 && r.p[n] >= 'a' && r.p[n] <= 'z')
+			n++;
+		snprintf(res, sizeof res, "low on %.*s", (int)n, r.p);
+		why = slice_from(res);
+		e.code = KILL_EVICTED;
+	}
 	e.host = line_host(m, mt);
 	e.a = intern_trim(m, cap_any(mt, jobs));
 	e.b = intern_trim(m, why);
@@ -350,6 +360,7 @@ static bool ras_event(model *m, const ras_item *it, sysev *e)
 	switch (it->kind) {
 	case RAS_PROC_DEAD:
 		e->kind = SE_RAS_DEAD;
+		e->a = it->a.n ? ras_text(m, it->a) : -1;
 		e->b = ras_text(m, it->gpus);
 		return true;
 	case RAS_PROC_MISSING:
@@ -401,6 +412,11 @@ static void ras_part(model *m, slice text, double t, const evref *at)
 	slice body = frame_trim_end(launch_strip(text, &ln));
 	ras_item it;
 	bool more = ras_text_line(in->ras, body, ln.time ? ln.time : t, &it);
+	if (more && it.kind == RAS_LISTEN) {
+		if (m->cur_proc >= 0 && m->cur && m->cur->nccl && m->procs[m->cur_proc].ras_addr < 0)
+			m->procs[m->cur_proc].ras_addr = ras_text(m, it.a);
+		return;
+	}
 	while (more) {
 		sysev e;
 		if (ras_event(m, &it, &e)) {

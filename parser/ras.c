@@ -368,8 +368,16 @@ bool ras_text_line(ras_cursor *c, slice line, double t, ras_item *out)
 			return false;
 		out->kind = RAS_PROC_DEAD;
 		out->node = lt ? (slice){ w.p, (size_t)(lt - w.p) } : w;
+		out->a = w;
 		out->time = t;
 		return true;
+	}
+	sc.i = 0;
+	if (lit(&sc, "RAS network listening socket at ")) {
+		/* which process listens where: "declaring peer" names that address */
+		out->kind = RAS_LISTEN;
+		out->a = word(&sc);
+		return out->a.n > 0;
 	}
 	sc.i = 0;
 	if (slice_eq_str(s, "Job summary")) {

@@ -16,7 +16,7 @@ enum ras_kind {
 	RAS_COMM_GROUP,   /* a row of the communicators table: n = comms, nodes, ranks per comm; a status, b errors */
 	RAS_COMM_MEMBER,  /* JSON: a rank that answered for its communicator */
 	RAS_PROC_MISSING, /* a process that gave no communicator data (INCOMPLETE) */
-	RAS_PROC_DEAD,    /* a process RAS considers dead (DEAD, PEER_DEAD) */
+	RAS_PROC_DEAD,    /* a process RAS considers dead (DEAD, PEER_DEAD; a: its RAS address when only that is known) */
 	RAS_RANK_MISSING, /* a rank of a communicator that gave no data; code 1 when considered dead */
 	RAS_RANK_ERROR,   /* a rank that reported an error: code (ncclResult_t), a its text */
 	RAS_RANK_BEHIND,  /* a rank whose operation count (n[0]) is below the others' (n[1]); a the operation */
@@ -24,6 +24,7 @@ enum ras_kind {
 	RAS_TIMEOUTS,     /* n[0] communication timeouts while gathering */
 	RAS_EVENT,        /* a monitor event other than PEER_DEAD: a its name, b the details */
 	RAS_DIAG,         /* an NCCL DIAG result: code 1 for [INFO] (0 [OK]); a the check, b the text */
+	RAS_LISTEN,       /* NCCL's INFO line: this process's RAS thread listens at a ("10.0.0.5<30411>") */
 };
 
 /* One thing a report says. Slices point into the line (or JSON) given. */
