@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of the fuzz targets from samples/ and rules/.
 
-usage: seed.py OUTDIR   (makes OUTDIR/lines, OUTDIR/rules, OUTDIR/analyze, OUTDIR/pickle)
+usage: seed.py OUTDIR   (makes OUTDIR/lines, OUTDIR/rules, OUTDIR/analyze, OUTDIR/pickle, OUTDIR/system)
 
 Seeds are cut to a few KiB so that the fuzzers stay fast. The first bytes
 of a lines or analyze seed are the target's knobs (line limit, chunking,
@@ -60,6 +60,23 @@ def main():
             write(out / "rules", json.dumps({"rules": [r]}, indent=1).encode())
     write(out / "rules", b'{"rules": []}')
     pickle_seeds(out / "pickle")
+    system_seeds(out / "system", logs)
+
+
+def system_seeds(d, files):
+    """RAS reports and events, nccl-tests runs and kernel logs of the
+    samples: JSON documents whole (cut to size), text by its lines."""
+    words = (b"RAS", b"NCCL DIAG", b"nccl-tests", b"# Using devices", b"NVRM", b"SXid", b"Job summary",
+             b"missing_ranks", b'"results"', b'"event"')
+    for p in files:
+        data = p.read_bytes()
+        if not any(w in data for w in words):
+            continue
+        if data.lstrip()[:1] == b"{" or b'"event"' in data[:400]:
+            write(d, data[:4 * MAX])
+        for c in chunks(data):
+            if any(w in c for w in words):
+                write(d, c)
 
 
 def pickle_seeds(d):
