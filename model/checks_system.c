@@ -879,7 +879,7 @@ static const char *run_name(const model *m, const ntrun *r)
 /* What bus bandwidth a transport gives at the least, for large messages:
  * a quarter of its slowest common link (25 Gb/s RoCE, 10 GbE, PCIe 3 P2P,
  * shared memory), so that only far lower numbers are reported. */
-static bool transport_floor(const model *m, const intset *procs, double *floor, const char **name)
+static bool transport_floor(const model *m, const intset *procs, double *least, const char **name)
 {
 	unsigned via = 0;
 	intset hosts = { 0 };
@@ -891,22 +891,22 @@ static bool transport_floor(const model *m, const intset *procs, double *floor, 
 	size_t nh = hosts.n;
 	intset_free(&hosts);
 	if (nh > 1 && (via & (TR_NET_IB | TR_NET_OTHER | TR_COLLNET))) {
-		*floor = 0.75;
+		*least = 0.75;
 		*name = via & TR_NET_IB ? "NET/IB" : "the network plugin";
 		return true;
 	}
 	if (nh > 1 && (via & TR_NET_SOCKET)) {
-		*floor = 0.25;
+		*least = 0.25;
 		*name = "NET/Socket";
 		return true;
 	}
 	if (nh == 1 && (via & (TR_P2P | TR_NVLS))) {
-		*floor = 2.5;
+		*least = 2.5;
 		*name = "P2P";
 		return true;
 	}
 	if (nh == 1 && (via & TR_SHM)) {
-		*floor = 1.0;
+		*least = 1.0;
 		*name = "SHM";
 		return true;
 	}
@@ -964,18 +964,18 @@ static void run_wrong(model *m, const ntrun *r, const intset *procs)
 
 static void run_bandwidth(model *m, const ntrun *r, const intset *procs)
 {
-	double floor;
+	double least;
 	const char *via;
-	if (r->max_size < (32u << 20) || r->max_busbw < 0 || procs->n < 2 || !transport_floor(m, procs, &floor, &via))
+	if (r->max_size < (32u << 20) || r->max_busbw < 0 || procs->n < 2 || !transport_floor(m, procs, &least, &via))
 		return;
-	if (r->max_busbw >= floor)
+	if (r->max_busbw >= least)
 		return;
 	strbuf msg = { 0 }, key = { 0 };
 	sb_printf(&msg, "%s reached %.2f GB/s bus bandwidth at ", run_name(m, r), r->max_busbw);
 	human_size(r->max_size, &msg);
 	sb_printf(&msg, " over %s (", via);
 	model_describe(m, procs, &msg);
-	sb_printf(&msg, "): far below what %s gives (%.2f GB/s even on its slowest common links)", via, floor * 4);
+	sb_printf(&msg, "): far below what %s gives (%.2f GB/s even on its slowest common links)", via, least * 4);
 	sb_printf(&key, "nt-bw:%d", r->file);
 	finding *f = job_finding(m, "nccl-tests-low-bandwidth", key.p, SEV_WARNING, msg.p,
 				 "compare with the channel lines: NET/IB without GDRDMA, a NET/Socket fallback, a NIC or "

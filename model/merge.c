@@ -4,6 +4,7 @@
  * first-seen evidence stays first, findings keep their arrival order. */
 #include "model.h"
 #include "system.h"
+#include "../parser/ras.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -306,6 +307,27 @@ void model_merge(model *dst, const model *src)
 			x->count += s->count - 1;
 			evref_merge(&x->ev, &s->ev, &r);
 		}
+	}
+	/* the lines a later part could not place, read now after the parts before */
+	for (size_t i = 0; i < src->npend; i++) {
+		const sysline *l = &src->pend[i];
+		sysline d = *l;
+		d.ev.file = rf(&r, l->ev.file);
+		d.ev.line = rl(&r, l->ev.file, l->ev.line);
+		d.proc = l->proc >= 0 ? r.proc[l->proc] : -1;
+		bool was = dst->partial;
+		dst->partial = false;
+		system_replay(dst, &d);
+		dst->partial = was;
+	}
+	/* where a RAS report is at the end of src's part */
+	for (size_t i = 0; i < src->nin; i++) {
+		if (!src->in[i].ras || !src->in[i].ras->section)
+			continue;
+		input *din = &dst->in[r.file[i]];
+		if (!din->ras)
+			din->ras = xmalloc(sizeof *din->ras);
+		*din->ras = *src->in[i].ras;
 	}
 	for (size_t i = 0; i < src->nnt; i++) {
 		const ntrun *s = &src->nt[i];

@@ -187,6 +187,16 @@ typedef struct sysev {
 	evref ev;
 } sysev;
 
+/* A system line a later part of an input could not place alone (a RAS
+ * report's line before its section, a size-table row before its header):
+ * the merge reads it again after the parts before it. */
+typedef struct sysline {
+	int kind;              /* 1 nccl-tests, 2 RAS */
+	int proc;              /* the process the line was read with, -1 */
+	double time;
+	evref ev;              /* where it is, and its text */
+} sysline;
+
 /* One nccl-tests run: the text of one input, or one JSON report. */
 typedef struct ntrun {
 	int file;
@@ -239,6 +249,8 @@ typedef struct model {
 	size_t nsys, syscap;
 	ntrun *nt;             /* nccl-tests runs */
 	size_t nnt, ntcap;
+	sysline *pend;         /* lines a later part left for the merge (capped) */
+	size_t npend, pendcap;
 	int nloose;            /* distinct catch-all findings, capped */
 	struct frmatch_report *fr; /* the Flight Recorder dumps' match, or NULL */
 	findings fs;

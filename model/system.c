@@ -273,6 +273,16 @@ static void run_row(ntrun *r, const ncclt_row *row)
 
 /* One physical line of nccl-tests' text: the lines that start a run
  * make it; the size table and the footer count only in a run. */
+/* Keeps a line for the merge: a later part cannot place it alone. */
+static void stash(model *m, int kind, slice text, const evref *at, int pi, double t)
+{
+	if (m->npend >= SYSLINE_MAX)
+		return;
+	grow(&m->pend, &m->pendcap, m->npend, sizeof *m->pend);
+	m->pend[m->npend++] = (sysline){ kind, pi, t,
+					 { at->file, at->line, at->off, xstrndup(text.p, text.n < 512 ? text.n : 512) } };
+}
+
 static void ncclt_part(model *m, slice text, const evref *at)
 {
 	launch ln = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
@@ -280,9 +290,13 @@ static void ncclt_part(model *m, slice text, const evref *at)
 	enum ncclt_kind k = ncclt_line_parse(launch_strip(text, &ln), &l);
 	if (k == NCCLT_OTHER)
 		return;
-	ntrun *r = k == NCCLT_START || k == NCCLT_HEADER ? system_run_get(m, m->cur_file) : run_find(m, m->cur_file);
-	if (!r)
+	ntrun *r = k == NCCLT_START || k == NCCLT_HEADER ? system_run_get(m, at->file) : run_find(m, at->file);
+	if (!r) {
+		/* a later part: its run started in a part before */
+		if (m->partial)
+			stash(m, 1, text, at, -1, 0);
 		return;
+	}
 	evref *e = NULL;
 	switch (k) {
 	case NCCLT_START:
@@ -403,24 +417,30 @@ static bool ras_event(model *m, const ras_item *it, sysev *e)
 	}
 }
 
-static void ras_part(model *m, slice text, double t, const evref *at)
+static void ras_part(model *m, slice text, double t, const evref *at, int pi, int listener)
 {
-	input *in = &m->in[m->cur_file];
+	input *in = &m->in[at->file];
 	if (!in->ras)
 		in->ras = xcalloc(1, sizeof *in->ras);
 	launch ln = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
 	slice body = frame_trim_end(launch_strip(text, &ln));
 	ras_item it;
+	bool fresh = !in->ras->section;
 	bool more = ras_text_line(in->ras, body, ln.time ? ln.time : t, &it);
 	if (more && it.kind == RAS_LISTEN) {
-		if (m->cur_proc >= 0 && m->cur && m->cur->nccl && m->procs[m->cur_proc].ras_addr < 0)
-			m->procs[m->cur_proc].ras_addr = ras_text(m, it.a);
+		if (listener >= 0 && m->procs[listener].ras_addr < 0)
+			m->procs[listener].ras_addr = ras_text(m, it.a);
+		return;
+	}
+	/* a later part: what its report's lines mean depends on the part before */
+	if (!more && fresh && !in->ras->section && m->partial) {
+		stash(m, 2, text, at, pi, t);
 		return;
 	}
 	while (more) {
 		sysev e;
 		if (ras_event(m, &it, &e)) {
-			e.proc = line_proc(m);
+			e.proc = pi;
 			sysev *x = system_event_put(m, &e);
 			if (x && !x->ev.text)
 				x->ev = (evref){ at->file, at->line, at->off, xstrndup(text.p, text.n < 512 ? text.n : 512) };
@@ -438,16 +458,26 @@ static void on_ras(model *m)
 		return;
 	m->cur_sys_done |= 2;
 	double t = m->cur->time;
+	int pi = line_proc(m), listener = m->cur->nccl ? m->cur_proc : -1;
 	if (!sp) {
 		evref at = { m->cur_file, m->cur_line, m->cur_off, NULL };
-		ras_part(m, m->cur->nccl ? m->cur->body : m->cur_text, t, &at);
+		ras_part(m, m->cur->nccl ? m->cur->body : m->cur_text, t, &at, pi, listener);
 		return;
 	}
 	for (int k = 0; k < sp->n; k++) {
 		evref at = { m->cur_file, sp->part[k].no, m->cur_off + sp->part[k].at - sp->part[0].at, NULL };
 		slice part = { sp->buf + sp->part[k].at, sp->part[k].n };
-		ras_part(m, k == 0 && m->cur->nccl ? m->cur->body : part, t, &at);
+		ras_part(m, k == 0 && m->cur->nccl ? m->cur->body : part, t, &at, pi, k == 0 ? listener : -1);
 	}
+}
+
+void system_replay(model *m, const sysline *l)
+{
+	slice text = slice_from(l->ev.text);
+	if (l->kind == 1)
+		ncclt_part(m, text, &l->ev);
+	else
+		ras_part(m, text, l->time, &l->ev, l->proc, -1);
 }
 
 void model_take_ras(model *m, int file, uint64_t line, const ras_item *it, const char *text)
@@ -576,4 +606,7 @@ void system_free(model *m)
 	free(m->nt);
 	for (size_t i = 0; i < m->nin; i++)
 		free(m->in[i].ras);
+	for (size_t i = 0; i < m->npend; i++)
+		free(m->pend[i].ev.text);
+	free(m->pend);
 }

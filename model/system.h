@@ -18,10 +18,14 @@ void system_device_row(model *m, int pi);
 sysev *system_event_put(model *m, const sysev *e);
 /* The run of input file, made when new (NULL past the cap). */
 ntrun *system_run_get(model *m, int file);
+/* Reads a line a later part left (kind 1 nccl-tests, 2 RAS) into m, after
+ * the parts before it: the merge calls it with m's numbering. */
+void system_replay(model *m, const sysline *l);
 /* Frees the events, runs and RAS cursors. */
 void system_free(model *m);
 
 #define SYSEV_MAX 4096
 #define NTRUN_MAX 256
+#define SYSLINE_MAX 1024
 
 #endif

@@ -124,7 +124,7 @@ bool ncclt_row_parse(slice line, ncclt_row *r)
 		return false;
 	size_t o = 0;
 	if (nv % 4 == 1) {
-		if (v[0] != floor(v[0]) || v[0] < -1)
+		if (v[0] < -1 || v[0] > 1e9 || (double)(long)v[0] != v[0])
 			return false;
 		row.root = (long)v[0];
 		o = 1;
