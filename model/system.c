@@ -199,7 +199,7 @@ static void on_sched(model *m, const match *mt)
 	if (low >= 0) {
 		slice r = { m->cur_text.p + low + 17, m->cur_text.n - (size_t)low - 17 };
 		size_t n = 0;
-		while (n < r.n && n < 20 && r.p[n] >= 'a' && r.p[n] <= 'z')
+		while (n < r.n && n < 24 && ((r.p[n] >= 'a' && r.p[n] <= 'z') || r.p[n] == '-'))
 			n++;
 		snprintf(res, sizeof res, "low on %.*s", (int)n, r.p);
 		why = slice_from(res);
