@@ -169,7 +169,6 @@ enum sysev_kind {
 	SE_RAS_MISSING, /* rank of communicator a (hash) gave no data; code 1: considered dead */
 	SE_RAS_ERROR,  /* rank of a reported ncclResult_t code */
 	SE_RAS_BEHIND, /* rank of a behind the others; b: how */
-	SE_RAS_MEMBER, /* rank of a answered: pid on host, b its GPU */
 	SE_DIAG,       /* an NCCL DIAG [INFO] result: a the check, b the text */
 };
 enum oom_src { OOM_KERNEL, OOM_CGROUP, OOM_SLURM, OOM_K8S };
@@ -247,6 +246,9 @@ typedef struct model {
 	intset table_hosts;    /* hosts of a device table (nccl-tests' "# Using devices") */
 	sysev *sys;            /* what the kernel, the scheduler and RAS said (capped) */
 	size_t nsys, syscap;
+	int *syshash;          /* open addressing over sys (SYSEV_HASH slots, -1 empty) */
+	size_t syshashed;      /* events of sys indexed there */
+	unsigned syskinds[16]; /* events of each kind: one kind's flood leaves room for the others */
 	ntrun *nt;             /* nccl-tests runs */
 	size_t nnt, ntcap;
 	sysline *pend;         /* lines a later part left for the merge (capped) */

@@ -80,25 +80,56 @@ static int intern_trim(model *m, slice s)
 	return s.n ? intern_get(&m->str, s) : -1;
 }
 
+static bool same_event(const sysev *x, const sysev *e)
+{
+	return x->kind == e->kind && x->host == e->host && x->pid == e->pid && x->rank == e->rank && x->code == e->code &&
+	       x->a == e->a;
+}
+
+static size_t event_slot(const model *m, const sysev *e)
+{
+	uint64_t h = (uint64_t)e->kind * 0x9e3779b97f4a7c15ULL;
+	h = (h ^ (uint64_t)(uint32_t)e->host) * 0xff51afd7ed558ccdULL;
+	h = (h ^ (uint64_t)e->pid) * 0xc4ceb9fe1a85ec53ULL;
+	h = (h ^ (uint64_t)e->rank ^ ((uint64_t)e->code << 20) ^ ((uint64_t)(uint32_t)e->a << 40)) * 0x9e3779b97f4a7c15ULL;
+	size_t i = (size_t)(h >> 40) & (SYSEV_HASH - 1);
+	while (m->syshash[i] >= 0 && !same_event(&m->sys[m->syshash[i]], e))
+		i = (i + 1) & (SYSEV_HASH - 1);
+	return i;
+}
+
+/* Repeated lines (a driver logging the same Xid a thousand times) fold in
+ * constant time: events are indexed by what makes them equal. */
 sysev *system_event_put(model *m, const sysev *e)
 {
-	for (size_t i = m->nsys; i-- > 0;) {
-		sysev *x = &m->sys[i];
-		if (x->kind == e->kind && x->host == e->host && x->pid == e->pid && x->rank == e->rank &&
-		    x->code == e->code && x->a == e->a) {
-			x->count++;
-			if (e->time > 0 && (x->time == 0 || e->time < x->time))
-				x->time = e->time;
-			return x;
-		}
+	if (!m->syshash) {
+		m->syshash = xmalloc(SYSEV_HASH * sizeof *m->syshash);
+		for (size_t i = 0; i < SYSEV_HASH; i++)
+			m->syshash[i] = -1;
 	}
-	if (m->nsys >= SYSEV_MAX)
+	/* events a summary or a merge added directly */
+	for (; m->syshashed < m->nsys; m->syshashed++) {
+		m->syshash[event_slot(m, &m->sys[m->syshashed])] = (int)m->syshashed;
+		m->syskinds[m->sys[m->syshashed].kind & 15]++;
+	}
+	size_t slot = event_slot(m, e);
+	if (m->syshash[slot] >= 0) {
+		sysev *x = &m->sys[m->syshash[slot]];
+		x->count++;
+		if (e->time > 0 && (x->time == 0 || e->time < x->time))
+			x->time = e->time;
+		return x;
+	}
+	if (m->nsys >= SYSEV_MAX || m->syskinds[e->kind & 15] >= SYSEV_MAX / 4)
 		return NULL;
+	m->syskinds[e->kind & 15]++;
 	grow(&m->sys, &m->syscap, m->nsys, sizeof *m->sys);
-	sysev *x = &m->sys[m->nsys++];
+	sysev *x = &m->sys[m->nsys];
 	*x = *e;
 	x->count = 1;
 	x->ev = (evref){ 0 };
+	m->syshash[slot] = (int)m->nsys++;
+	m->syshashed = m->nsys;
 	return x;
 }
 
@@ -386,10 +417,6 @@ static bool ras_event(model *m, const ras_item *it, sysev *e)
 		e->code = it->code;
 		e->b = ras_text(m, it->gpus);
 		return true;
-	case RAS_COMM_MEMBER:
-		e->kind = SE_RAS_MEMBER;
-		e->b = ras_text(m, it->gpus);
-		return true;
 	case RAS_RANK_ERROR:
 		e->kind = SE_RAS_ERROR;
 		e->code = it->code;
@@ -594,6 +621,7 @@ void system_free(model *m)
 	for (size_t i = 0; i < m->nsys; i++)
 		free(m->sys[i].ev.text);
 	free(m->sys);
+	free(m->syshash);
 	for (size_t i = 0; i < m->nnt; i++) {
 		ntrun *r = &m->nt[i];
 		intset_free(&r->procs);

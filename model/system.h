@@ -25,6 +25,7 @@ void system_replay(model *m, const sysline *l);
 void system_free(model *m);
 
 #define SYSEV_MAX 4096
+#define SYSEV_HASH 8192 /* a power of two, twice SYSEV_MAX */
 #define NTRUN_MAX 256
 #define SYSLINE_MAX 1024
 
