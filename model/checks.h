@@ -51,7 +51,7 @@ void check_silence_live(model *m);
 void check_init(model *m);
 /* checks_fr.c */
 void check_flight_recorder(model *m);
-/* checks_system.c */
+/* checks_system.c, checks_ras.c, checks_ncclt.c */
 void check_xid(model *m);
 void check_oom(model *m);
 void check_kills(model *m);

@@ -1,10 +1,10 @@
-/* Findings from what the system around the job said, joined to the job:
- * kernel Xid and SXid lines to the ranks on that GPU (PCI bus id against
- * NCCL's busId and nccl-tests' device table) and host; OOM kills and
- * scheduler kills to the processes of their host; RAS reports to ranks
- * through the communicator hash NCCL prints (commId) and the addresses
- * the logs show; nccl-tests runs to the ranks of their device table. */
-#include "checks.h"
+/* Findings from what the kernel and the scheduler said, joined to the
+ * job: Xid and SXid lines to the ranks on that GPU (PCI bus id against
+ * NCCL's busId and nccl-tests' device table) and their host; OOM kills
+ * and scheduler kills to the processes of their host. Also the joins all
+ * system checks share (checks_system.h); RAS is checks_ras.c, nccl-tests
+ * checks_ncclt.c. */
+#include "checks_system.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +16,7 @@
 
 #define GROUP_MAX 64
 
-static const char *str(const model *m, int id)
+const char *sys_str(const model *m, int id)
 {
 	return id >= 0 ? intern_str(&m->str, id) : "";
 }
@@ -31,7 +31,7 @@ static bool is_host_char(char c)
 
 /* The host of the processes whose socket address is addr ("10.0.0.12"),
  * or -1. */
-static int host_of_addr(const model *m, const char *addr)
+int sys_host_of_addr(const model *m, const char *addr)
 {
 	size_t an = strlen(addr);
 	if (!an)
@@ -44,7 +44,7 @@ static int host_of_addr(const model *m, const char *addr)
 		const evref *ev[20];
 		int n = used_ifaces(p, f, ev);
 		for (int k = 0; k < n; k++) {
-			const char *a = str(m, f[k].addr);
+			const char *a = sys_str(m, f[k].addr);
 			if (strlen(a) >= an && strncmp(a, addr, an) == 0 && !is_host_char(a[an]) && a[an] != ':')
 				return p->host;
 		}
@@ -52,7 +52,7 @@ static int host_of_addr(const model *m, const char *addr)
 	return -1;
 }
 
-static bool host_known(const model *m, int h)
+bool sys_host_known(const model *m, int h)
 {
 	for (size_t i = 0; i < m->nprocs; i++)
 		if (m->procs[i].host == h && m->procs[i].pid >= 0)
@@ -74,7 +74,7 @@ static int host_of_name(const model *m, int file)
 		int h = m->procs[i].host;
 		if (h < 0 || m->procs[i].pid < 0)
 			continue;
-		const char *hs = str(m, h);
+		const char *hs = sys_str(m, h);
 		size_t hn = strlen(hs);
 		if (hn <= best_n || hn < 2)
 			continue;
@@ -121,12 +121,12 @@ static int only_host(const model *m)
 /* Where an event happened: the host its line names (a name, or an address
  * the logs give a host), else the host of its input's processes, else one
  * its input's name names, else the job's only host; -1 when unknown. */
-static int event_host(const model *m, const sysev *e)
+int sys_event_host(const model *m, const sysev *e)
 {
 	if (e->host >= 0) {
-		if (host_known(m, e->host))
+		if (sys_host_known(m, e->host))
 			return e->host;
-		int h = host_of_addr(m, str(m, e->host));
+		int h = sys_host_of_addr(m, sys_str(m, e->host));
 		return h >= 0 ? h : e->host;
 	}
 	if (e->proc >= 0 && (size_t)e->proc < m->nprocs && m->procs[e->proc].host >= 0)
@@ -137,7 +137,7 @@ static int event_host(const model *m, const sysev *e)
 	return h >= 0 ? h : only_host(m);
 }
 
-static void procs_on_host(const model *m, int host, intset *out)
+void sys_procs_on_host(const model *m, int host, intset *out)
 {
 	for (size_t i = 0; i < m->nprocs; i++)
 		if (m->procs[i].host == host && m->procs[i].pid >= 0 && host >= 0)
@@ -145,7 +145,7 @@ static void procs_on_host(const model *m, int host, intset *out)
 }
 
 /* The process with pid on host (any host when -1), if exactly one fits. */
-static int proc_by_pid(const model *m, int host, long pid)
+int sys_proc_by_pid(const model *m, int host, long pid)
 {
 	int found = -1;
 	for (size_t i = 0; i < m->nprocs && pid >= 0; i++) {
@@ -159,7 +159,7 @@ static int proc_by_pid(const model *m, int host, long pid)
 	return found;
 }
 
-static void ranks_of(const model *m, const intset *procs, intset *out)
+void sys_ranks_of(const model *m, const intset *procs, intset *out)
 {
 	for (size_t i = 0; i < procs->n; i++) {
 		int r = model_proc_rank(m, procs->v[i]);
@@ -168,7 +168,7 @@ static void ranks_of(const model *m, const intset *procs, intset *out)
 	}
 }
 
-static void cite(finding *f, const evref *e, int pi)
+void sys_cite(finding *f, const evref *e, int pi)
 {
 	if (e->text)
 		findings_add_evidence(f, e->file, e->line, pi, slice_from(e->text));
@@ -176,7 +176,7 @@ static void cite(finding *f, const evref *e, int pi)
 
 /* The finding's processes: their ranks and hosts come with them (ranks
  * alone would name every host that has a rank of that number). */
-static void place(model *m, finding *f, const intset *procs)
+void sys_place(model *m, finding *f, const intset *procs)
 {
 	(void)m;
 	intset_addall(&f->procs, procs);
@@ -206,7 +206,7 @@ static void procs_on_bus(const model *m, int host, const pcibus *b, intset *out)
 		if (p->busid < 0 || (host >= 0 && p->host != host))
 			continue;
 		pcibus q;
-		if (pcibus_parse(slice_from(str(m, p->busid)), &q) && pcibus_same(b, &q))
+		if (pcibus_parse(slice_from(sys_str(m, p->busid)), &q) && pcibus_same(b, &q))
 			intset_add(out, (int)i);
 	}
 }
@@ -225,10 +225,10 @@ static void xid_group_event(model *m, xgroup *g, const sysev *e, int host)
 		intset_add(&g->buses, e->a);
 	pcibus b;
 	intset on = { 0 };
-	if (e->a >= 0 && pcibus_parse(slice_from(str(m, e->a)), &b))
+	if (e->a >= 0 && pcibus_parse(slice_from(sys_str(m, e->a)), &b))
 		procs_on_bus(m, host, &b, &on);
 	if (e->pid >= 0 && host >= 0) {
-		int pi = proc_by_pid(m, host, e->pid);
+		int pi = sys_proc_by_pid(m, host, e->pid);
 		if (pi >= 0)
 			intset_add(&on, pi);
 	}
@@ -244,7 +244,7 @@ static void xid_group_event(model *m, xgroup *g, const sysev *e, int host)
 	if (e->time > 0 && (g->time == 0 || e->time < g->time))
 		g->time = e->time;
 	g->count += e->count;
-	if (e->kind == SE_SXID && e->b >= 0 && strncmp(str(m, e->b), "Fatal", 5) == 0)
+	if (e->kind == SE_SXID && e->b >= 0 && strncmp(sys_str(m, e->b), "Fatal", 5) == 0)
 		g->fatal = true;
 }
 
@@ -254,23 +254,23 @@ static void xid_message(model *m, const xgroup *g, const xid_info *xi, strbuf *m
 	if (xi)
 		sb_printf(msg, " (%s)", xi->meaning);
 	if (g->host >= 0)
-		sb_printf(msg, " on %s", str(m, g->host));
+		sb_printf(msg, " on %s", sys_str(m, g->host));
 	sb_adds(msg, g->sx ? ", NVSwitch " : ", GPU ");
 	for (size_t i = 0; i < g->buses.n && i < 4; i++)
-		sb_printf(msg, "%s%s", i ? ", " : "", str(m, g->buses.v[i]));
+		sb_printf(msg, "%s%s", i ? ", " : "", sys_str(m, g->buses.v[i]));
 	if (!g->buses.n)
 		sb_adds(msg, "?");
 	if (g->sx) {
 		if (g->nev && g->ev[0]->b >= 0)
-			sb_printf(msg, ": %s", str(m, g->ev[0]->b));
+			sb_printf(msg, ": %s", sys_str(m, g->ev[0]->b));
 		return;
 	}
 	intset ranks = { 0 };
-	ranks_of(m, &g->procs, &ranks);
+	sys_ranks_of(m, &g->procs, &ranks);
 	if (g->by_host) {
 		sb_adds(msg, "; the logs do not show which rank uses that GPU");
 		if (ranks.n) {
-			sb_printf(msg, " (%s: ", str(m, g->host));
+			sb_printf(msg, " (%s: ", sys_str(m, g->host));
 			sb_adds(msg, ranks.n == 1 ? "rank " : "ranks ");
 			ranges_format(msg, ranks.v, ranks.n);
 			sb_adds(msg, ")");
@@ -306,7 +306,7 @@ static void xid_hint(model *m, const xgroup *g, const xid_info *xi, strbuf *hint
 	if (g->host >= 0 && xi && xi->now != XB_IGNORE && xi->now != XB_FOLLOW && xi->now != XB_RESTART_APP)
 		sb_printf(hint, "; until then keep %s out of the job (Slurm: scontrol update nodename=%s state=drain "
 				"reason=\"Xid %ld\"; Kubernetes: kubectl cordon) and restart from the last checkpoint",
-			  str(m, g->host), str(m, g->host), g->code);
+			  sys_str(m, g->host), sys_str(m, g->host), g->code);
 }
 
 void check_xid(model *m)
@@ -317,7 +317,7 @@ void check_xid(model *m)
 		const sysev *e = &m->sys[i];
 		if (e->kind != SE_XID && e->kind != SE_SXID)
 			continue;
-		int host = event_host(m, e);
+		int host = sys_event_host(m, e);
 		size_t k = 0;
 		while (k < ng && !(g[k].host == host && g[k].code == e->code && g[k].sx == (e->kind == SE_SXID)))
 			k++;
@@ -333,7 +333,7 @@ void check_xid(model *m)
 		const xid_info *xi = x->sx ? NULL : xid_lookup(x->code);
 		/* a rank on the bus, or failing that the processes of that host */
 		if (!x->procs.n && !x->ambiguous.n && x->host >= 0) {
-			procs_on_host(m, x->host, &x->procs);
+			sys_procs_on_host(m, x->host, &x->procs);
 			x->by_host = true;
 		}
 		if (x->host < 0 && x->procs.n) {
@@ -346,12 +346,12 @@ void check_xid(model *m)
 		xid_message(m, x, xi, &msg);
 		xid_hint(m, x, xi, &hint);
 		bool minor = x->sx ? !x->fatal : !xi || xi->now == XB_IGNORE || xi->now == XB_FOLLOW;
-		sb_printf(&key, "%s:%s:%ld", x->sx ? "sxid" : "xid", str(m, x->host), x->code);
+		sb_printf(&key, "%s:%s:%ld", x->sx ? "sxid" : "xid", sys_str(m, x->host), x->code);
 		finding *f = job_finding(m, x->sx ? "nvswitch-sxid" : "gpu-xid", key.p, minor ? SEV_WARNING : SEV_ERROR, msg.p,
 					 hint.p, true);
-		place(m, f, &x->procs);
+		sys_place(m, f, &x->procs);
 		for (int i = 0; i < x->nev; i++)
-			cite(f, &x->ev[i]->ev, x->ev[i]->proc);
+			sys_cite(f, &x->ev[i]->ev, x->ev[i]->proc);
 		f->time = x->time;
 		f->count = x->count;
 		sb_free(&msg);
@@ -397,9 +397,9 @@ static int oom_rank(long src)
 
 static void oom_procs(const model *m, const sysev *e, int host, intset *out)
 {
-	int pi = proc_by_pid(m, host, e->pid);
+	int pi = sys_proc_by_pid(m, host, e->pid);
 	if (pi < 0 && e->pid >= 0 && host >= 0)
-		pi = proc_by_pid(m, -1, e->pid);
+		pi = sys_proc_by_pid(m, -1, e->pid);
 	if (pi >= 0)
 		intset_add(out, pi);
 	for (size_t k = 0; pi < 0 && e->rank >= 0 && k < m->nprocs; k++)
@@ -415,7 +415,7 @@ void check_oom(model *m)
 		const sysev *e = &m->sys[i];
 		if (e->kind != SE_OOM)
 			continue;
-		int host = event_host(m, e);
+		int host = sys_event_host(m, e);
 		size_t k = 0;
 		while (k < ng && g[k].host != host)
 			k++;
@@ -457,34 +457,34 @@ void check_oom(model *m)
 		if (!e)
 			continue;
 		if (!x->procs.n && x->host >= 0)
-			procs_on_host(m, x->host, &x->procs);
+			sys_procs_on_host(m, x->host, &x->procs);
 		strbuf msg = { 0 }, key = { 0 };
 		sb_adds(&msg, oom_what(e->code));
 		if (e->code == OOM_KERNEL || e->code == OOM_CGROUP) {
 			if (e->pid >= 0)
 				sb_printf(&msg, " process %ld", e->pid);
 			if (e->b >= 0)
-				sb_printf(&msg, " (%s)", str(m, e->b));
+				sb_printf(&msg, " (%s)", sys_str(m, e->b));
 		}
 		if (x->host >= 0)
-			sb_printf(&msg, " on %s", str(m, x->host));
+			sb_printf(&msg, " on %s", sys_str(m, x->host));
 		intset ranks = { 0 };
-		ranks_of(m, &x->procs, &ranks);
+		sys_ranks_of(m, &x->procs, &ranks);
 		if (ranks.n) {
 			sb_adds(&msg, ranks.n == 1 ? ", rank " : ", ranks ");
 			ranges_format(&msg, ranks.v, ranks.n);
 		}
 		intset_free(&ranks);
-		sb_printf(&key, "oom:%s", str(m, x->host));
+		sb_printf(&key, "oom:%s", sys_str(m, x->host));
 		finding *f = job_finding(m, "host-oom-kill", key.p, SEV_ERROR, msg.p,
 					 "the host ran out of CPU memory, not GPU memory: lower the data loader's workers and "
 					 "prefetch, pinned-memory buffers and per-rank copies of the dataset, or ask the "
 					 "scheduler for more (Slurm --mem, Kubernetes resources.limits.memory); dmesg on that "
 					 "host shows what used it",
 					 true);
-		place(m, f, &x->procs);
+		sys_place(m, f, &x->procs);
 		for (int i = 0; i < x->nev; i++)
-			cite(f, &x->ev[i]->ev, x->ev[i]->proc);
+			sys_cite(f, &x->ev[i]->ev, x->ev[i]->proc);
 		f->time = x->time;
 		intset_free(&x->procs);
 		sb_free(&msg);
@@ -506,7 +506,7 @@ typedef struct killgroup {
 static void kill_message(model *m, const killgroup *g, strbuf *msg)
 {
 	const sysev *e = g->first;
-	const char *who = e->a >= 0 ? str(m, e->a) : "the job";
+	const char *who = e->a >= 0 ? sys_str(m, e->a) : "the job";
 	switch (g->code) {
 	case KILL_TIME_LIMIT:
 		sb_printf(msg, "the scheduler cancelled %s at its time limit", who);
@@ -523,14 +523,14 @@ static void kill_message(model *m, const killgroup *g, strbuf *msg)
 	default:
 		sb_printf(msg, "the node evicted %s", e->a >= 0 ? who : "the pod");
 		for (int i = 0; i < g->nev; i++)
-			if (g->ev[i]->b >= 0 && strcmp(str(m, g->ev[i]->b), "Evicted") != 0) {
-				sb_printf(msg, " (%s)", str(m, g->ev[i]->b));
+			if (g->ev[i]->b >= 0 && strcmp(sys_str(m, g->ev[i]->b), "Evicted") != 0) {
+				sb_printf(msg, " (%s)", sys_str(m, g->ev[i]->b));
 				break;
 			}
 		break;
 	}
 	if (g->host >= 0)
-		sb_printf(msg, " on %s", str(m, g->host));
+		sb_printf(msg, " on %s", sys_str(m, g->host));
 }
 
 void check_kills(model *m)
@@ -543,7 +543,7 @@ void check_kills(model *m)
 		 * failed as often as a user's scancel: the other findings tell */
 		if (e->kind != SE_KILL || e->code == KILL_CANCELLED)
 			continue;
-		int host = e->host >= 0 ? event_host(m, e) : -1;
+		int host = e->host >= 0 ? sys_event_host(m, e) : -1;
 		size_t k = 0;
 		while (k < ng && !(g[k].host == host && g[k].code == e->code))
 			k++;
@@ -578,10 +578,10 @@ void check_kills(model *m)
 			continue;
 		bool limit = x->code == KILL_TIME_LIMIT;
 		intset procs = { 0 };
-		procs_on_host(m, x->host, &procs);
+		sys_procs_on_host(m, x->host, &procs);
 		strbuf msg = { 0 }, key = { 0 };
 		kill_message(m, x, &msg);
-		sb_printf(&key, "kill:%s:%ld", str(m, x->host), x->code);
+		sb_printf(&key, "kill:%s:%ld", sys_str(m, x->host), x->code);
 		finding *f = job_finding(
 			m, limit ? "job-cancelled" : "job-preempted", key.p, limit ? SEV_WARNING : SEV_ERROR, msg.p,
 			limit ? "a job that ends at its time limit usually hung first: the findings above say where; "
@@ -590,415 +590,12 @@ void check_kills(model *m)
 				"Kubernetes restartPolicy or an elastic launcher), resume from the last checkpoint, and ask the "
 				"administrators about the node when a node failure is named",
 			true);
-		place(m, f, &procs);
+		sys_place(m, f, &procs);
 		for (int i = 0; i < x->nev; i++)
-			cite(f, &x->ev[i]->ev, x->ev[i]->proc);
+			sys_cite(f, &x->ev[i]->ev, x->ev[i]->proc);
 		f->time = x->time;
 		intset_free(&procs);
 		sb_free(&msg);
 		sb_free(&key);
-	}
-}
-
-/* ---- RAS ---- */
-
-/* "0x00cf264a..." and "cf264a..." alike: lower case, no 0x, no leading 0. */
-static void hash_norm(const char *h, char *out, size_t cap)
-{
-	if (h[0] == '0' && (h[1] == 'x' || h[1] == 'X'))
-		h += 2;
-	while (h[0] == '0' && h[1])
-		h++;
-	size_t n = 0;
-	for (; *h && n + 1 < cap; h++)
-		out[n++] = (char)(*h >= 'A' && *h <= 'F' ? *h - 'A' + 'a' : *h);
-	out[n] = '\0';
-}
-
-/* The communicator of the logs with that hash (commId), or -1. */
-static int comm_of_hash(const model *m, int hash)
-{
-	if (hash < 0)
-		return -1;
-	char want[24], have[24];
-	hash_norm(str(m, hash), want, sizeof want);
-	for (size_t i = 0; i < m->ncomms; i++) {
-		hash_norm(str(m, m->comms[i].key), have, sizeof have);
-		if (strcmp(want, have) == 0)
-			return (int)i;
-	}
-	return -1;
-}
-
-/* The process a RAS item names: rank r of its communicator when the logs
- * know it, else its pid on the host its address belongs to. */
-static int ras_proc(const model *m, const sysev *e, int *host)
-{
-	*host = e->host >= 0 ? event_host(m, e) : -1;
-	/* "RAS declaring peer 10.0.0.22<30413> as DEAD": the process that listens there */
-	if (e->kind == SE_RAS_DEAD && e->pid < 0 && e->a >= 0)
-		for (size_t i = 0; i < m->nprocs; i++)
-			if (m->procs[i].ras_addr == e->a) {
-				if (m->procs[i].host >= 0)
-					*host = m->procs[i].host;
-				return (int)i;
-			}
-	int c = comm_of_hash(m, e->a);
-	if (c >= 0 && e->rank >= 0 && e->rank < m->comms[c].rank_cap && m->comms[c].rank_proc[e->rank] >= 0) {
-		int pi = m->comms[c].rank_proc[e->rank];
-		if (m->procs[pi].host >= 0)
-			*host = m->procs[pi].host;
-		return pi;
-	}
-	int pi = proc_by_pid(m, *host, e->pid);
-	if (pi < 0 && e->pid >= 0)
-		pi = proc_by_pid(m, -1, e->pid);
-	return pi;
-}
-
-static void ras_where(const model *m, const sysev *e, int host, int pi, strbuf *msg)
-{
-	if (e->pid >= 0)
-		sb_printf(msg, "process %ld ", e->pid);
-	if (host >= 0 && e->host >= 0 && host != e->host)
-		sb_printf(msg, "on %s (%s)", str(m, host), str(m, e->host));
-	else if (host >= 0 || e->host >= 0)
-		sb_printf(msg, "on %s", str(m, host >= 0 ? host : e->host));
-	if (e->b >= 0 && (e->kind == SE_RAS_DEAD || e->kind == SE_RAS_NODATA || e->kind == SE_RAS_MISSING))
-		sb_printf(msg, ", GPU%s %s", strchr(str(m, e->b), ',') ? "s" : "", str(m, e->b));
-	int r = model_proc_rank(m, pi);
-	if (r >= 0)
-		sb_printf(msg, ", rank %d", r);
-}
-
-static void add_peer(model *m, finding *f, const sysev *e)
-{
-	if (e->host >= 0 && !host_known(m, e->host))
-		intset_add(&f->peers, e->host);
-}
-
-static void ras_dead(model *m, const sysev *e)
-{
-	int host, pi = ras_proc(m, e, &host);
-	strbuf msg = { 0 }, key = { 0 };
-	long pid = pi >= 0 ? m->procs[pi].pid : e->pid;
-	sb_adds(&msg, "RAS declared ");
-	if (pid < 0 && e->host >= 0)
-		sb_printf(&msg, "the process at %s%s%s", str(m, e->host), host >= 0 && host != e->host ? " on " : "",
-			  host >= 0 && host != e->host ? str(m, host) : "");
-	else {
-		sysev x = *e;
-		x.pid = pid;
-		ras_where(m, &x, host, pi, &msg);
-	}
-	sb_adds(&msg, " dead: unreachable over the RAS network");
-	sb_printf(&key, "ras-dead:%s:%ld", str(m, host >= 0 ? host : e->host), pid);
-	finding *f = job_finding(m, "ras-peer-dead", key.p, SEV_ERROR, msg.p,
-				 "that process crashed, was killed or hangs outside NCCL: read its last log lines and its "
-				 "host's dmesg (OOM killer, Xid), and py-spy dump it if it still runs",
-				 true);
-	if (pi >= 0)
-		intset_add(&f->procs, pi);
-	add_peer(m, f, e);
-	cite(f, &e->ev, e->proc);
-	if (e->time > 0 && (f->time == 0 || e->time < f->time))
-		f->time = e->time;
-	sb_free(&msg);
-	sb_free(&key);
-}
-
-/* A missing rank that names no process (2.24 and 2.25 print another hash
- * than NCCL's commId, and "The missing rank: 5" alone): the process the
- * same report says gave no data, when it is the only one and holds that
- * rank. */
-static int nodata_proc(const model *m, const sysev *e)
-{
-	int found = -1, n = 0;
-	for (size_t i = 0; i < m->nsys; i++) {
-		const sysev *x = &m->sys[i];
-		if (x->kind != SE_RAS_NODATA || x->ev.file != e->ev.file)
-			continue;
-		int h;
-		int pi = ras_proc(m, x, &h);
-		n++;
-		if (pi >= 0 && model_proc_rank(m, pi) == e->rank)
-			found = pi;
-	}
-	return n == 1 ? found : -1;
-}
-
-static void ras_missing(model *m, const sysev *e)
-{
-	int host, pi = ras_proc(m, e, &host);
-	if (pi < 0 && e->kind == SE_RAS_MISSING && (pi = nodata_proc(m, e)) >= 0)
-		host = m->procs[pi].host;
-	strbuf msg = { 0 }, key = { 0 };
-	sb_adds(&msg, "RAS got no data from ");
-	strbuf where = { 0 };
-	ras_where(m, e, host, pi, &where);
-	if (e->kind == SE_RAS_MISSING) {
-		sb_printf(&msg, "rank %ld of communicator %s", e->rank, str(m, e->a));
-		if (where.n)
-			sb_printf(&msg, " (%s)", where.p);
-	} else {
-		sb_adds(&msg, where.n ? where.p : "a process");
-	}
-	sb_free(&where);
-	sb_adds(&msg, ": it did not answer when RAS gathered the communicators' state");
-	if (pi >= 0)
-		sb_printf(&key, "ras-missing:p%d", pi);
-	else
-		sb_printf(&key, "ras-missing:%s:%ld:%ld", str(m, e->a), e->rank, e->pid);
-	finding *f = job_finding(m, "ras-rank-missing", key.p, SEV_WARNING, msg.p,
-				 "query RAS again: a rank missing in repeated queries is hung or dead (its log and its host's "
-				 "dmesg say which); one missing once, during init or teardown, can be a transition",
-				 true);
-	if (pi >= 0)
-		intset_add(&f->procs, pi);
-	add_peer(m, f, e);
-	cite(f, &e->ev, e->proc);
-	sb_free(&msg);
-	sb_free(&key);
-}
-
-static void ras_error(model *m, const sysev *e)
-{
-	const char *id = model_result_id((int)e->code);
-	if (!id)
-		return;
-	int host, pi = ras_proc(m, e, &host);
-	strbuf msg = { 0 }, key = { 0 };
-	sb_printf(&msg, "RAS: rank %ld of communicator %s reported %s", e->rank, str(m, e->a),
-		  e->b >= 0 ? str(m, e->b) : "an error");
-	if (e->pid >= 0 || host >= 0) {
-		sb_adds(&msg, " (");
-		ras_where(m, e, host, pi, &msg);
-		sb_adds(&msg, ")");
-	}
-	sb_printf(&key, "ras:%s:%ld", str(m, e->a), e->code);
-	finding *f = job_finding(m, id, key.p, SEV_DEFAULT, msg.p, NULL, false);
-	if (pi >= 0)
-		intset_add(&f->procs, pi);
-	cite(f, &e->ev, e->proc);
-	sb_free(&msg);
-	sb_free(&key);
-}
-
-static void ras_behind(model *m, const sysev *e)
-{
-	int host, pi = ras_proc(m, e, &host);
-	strbuf msg = { 0 }, key = { 0 };
-	sb_printf(&msg, "RAS: rank %ld of communicator %s ", e->rank, str(m, e->a));
-	if (e->pid >= 0 || host >= 0) {
-		sb_adds(&msg, "(");
-		ras_where(m, e, host, pi, &msg);
-		sb_adds(&msg, ") ");
-	}
-	sb_adds(&msg, e->b >= 0 ? str(m, e->b) : "is behind the others");
-	sb_printf(&key, "ras-behind:%s", str(m, e->a));
-	finding *f = job_finding(m, "straggler-rank", key.p, SEV_WARNING, msg.p,
-				 "one RAS query is a snapshot: when repeated queries show the same gap, that rank is stuck "
-				 "(py-spy dump it; its last log lines say where)",
-				 false);
-	f->confidence = CONF_SUSPECTED;
-	if (pi >= 0)
-		intset_add(&f->procs, pi);
-	cite(f, &e->ev, e->proc);
-	sb_free(&msg);
-	sb_free(&key);
-}
-
-static void ras_diag(model *m, const sysev *e)
-{
-	strbuf msg = { 0 }, key = { 0 };
-	const char *check = e->a >= 0 ? str(m, e->a) : "diagnostics";
-	sb_printf(&msg, "NCCL DIAG: %s: %s", check, str(m, e->b));
-	sb_printf(&key, "diag:%s", check);
-	bool p2p = strncmp(check, "p2p", 3) == 0;
-	finding *f = job_finding(m, "nccl-diag-info", key.p, p2p ? SEV_ERROR : SEV_WARNING, msg.p,
-				 p2p ? "a GPU pair failed NCCL's own P2P verification: test that pair with NCCL_P2P_DISABLE=1 "
-				       "(if the job then works, the PCIe/NVLink path or ACS/IOMMU setting of that pair is the "
-				       "problem) and check nvidia-smi topo -m and the kernel log"
-				     : "the ranks NCCL compared disagree: make the nodes alike (driver, GPU, NVLink state, the "
-				       "NCCL_* environment every rank gets from the launcher)",
-				 false);
-	/* the process that asked is no part of what differs: no place */
-	cite(f, &e->ev, -1);
-	sb_free(&msg);
-	sb_free(&key);
-}
-
-void check_ras(model *m)
-{
-	for (size_t i = 0; i < m->nsys; i++) {
-		const sysev *e = &m->sys[i];
-		switch (e->kind) {
-		case SE_RAS_DEAD:
-			ras_dead(m, e);
-			break;
-		case SE_RAS_MISSING:
-			if (e->code == 1)
-				ras_dead(m, e);
-			else
-				ras_missing(m, e);
-			break;
-		case SE_RAS_NODATA:
-			ras_missing(m, e);
-			break;
-		case SE_RAS_ERROR:
-			ras_error(m, e);
-			break;
-		case SE_RAS_BEHIND:
-			ras_behind(m, e);
-			break;
-		case SE_DIAG:
-			ras_diag(m, e);
-			break;
-		default:
-			break;
-		}
-	}
-}
-
-/* ---- nccl-tests ---- */
-
-/* The processes of a run: its device table, else the NCCL processes of its input. */
-static void run_procs(const model *m, const ntrun *r, intset *out)
-{
-	intset_addall(out, &r->procs);
-	for (size_t i = 0; !r->procs.n && i < m->nprocs; i++)
-		if (m->procs[i].file == r->file && m->procs[i].pid >= 0)
-			intset_add(out, (int)i);
-}
-
-static const char *run_name(const model *m, const ntrun *r)
-{
-	return r->program >= 0 ? str(m, r->program) : "nccl-tests";
-}
-
-/* What bus bandwidth a transport gives at the least, for large messages:
- * a quarter of its slowest common link (25 Gb/s RoCE, 10 GbE, PCIe 3 P2P,
- * shared memory), so that only far lower numbers are reported. */
-static bool transport_floor(const model *m, const intset *procs, double *least, const char **name)
-{
-	unsigned via = 0;
-	intset hosts = { 0 };
-	for (size_t i = 0; i < procs->n; i++) {
-		via |= m->procs[procs->v[i]].transports;
-		if (m->procs[procs->v[i]].host >= 0)
-			intset_add(&hosts, m->procs[procs->v[i]].host);
-	}
-	size_t nh = hosts.n;
-	intset_free(&hosts);
-	if (nh > 1 && (via & (TR_NET_IB | TR_NET_OTHER | TR_COLLNET))) {
-		*least = 0.75;
-		*name = via & TR_NET_IB ? "NET/IB" : "the network plugin";
-		return true;
-	}
-	if (nh > 1 && (via & TR_NET_SOCKET)) {
-		*least = 0.25;
-		*name = "NET/Socket";
-		return true;
-	}
-	if (nh == 1 && (via & (TR_P2P | TR_NVLS))) {
-		*least = 2.5;
-		*name = "P2P";
-		return true;
-	}
-	if (nh == 1 && (via & TR_SHM)) {
-		*least = 1.0;
-		*name = "SHM";
-		return true;
-	}
-	return false;
-}
-
-static void human_size(uint64_t b, strbuf *out)
-{
-	if (b >= (1u << 30) && b % (1u << 30) == 0)
-		sb_printf(out, "%llu GiB", (unsigned long long)(b >> 30));
-	else if (b >= (1u << 20) && b % (1u << 20) == 0)
-		sb_printf(out, "%llu MiB", (unsigned long long)(b >> 20));
-	else if (b >= 1024 && b % 1024 == 0)
-		sb_printf(out, "%llu KiB", (unsigned long long)(b >> 10));
-	else
-		sb_printf(out, "%llu bytes", (unsigned long long)b);
-}
-
-static void run_wrong(model *m, const ntrun *r, const intset *procs)
-{
-	strbuf msg = { 0 }, key = { 0 };
-	sb_adds(&msg, run_name(m, r));
-	if (r->wrong > 0) {
-		sb_printf(&msg, " found %g wrong element%s in %ld of %ld sizes (", r->wrong, r->wrong == 1 ? "" : "s",
-			  r->wrong_rows, r->rows);
-		human_size(r->wrong_lo, &msg);
-		if (r->wrong_hi != r->wrong_lo) {
-			sb_adds(&msg, " to ");
-			human_size(r->wrong_hi, &msg);
-		}
-		sb_adds(&msg, ")");
-	} else {
-		sb_adds(&msg, " reported wrong results");
-	}
-	if (r->oob > 0)
-		sb_printf(&msg, "; Out of bounds values: %ld", r->oob);
-	if (procs->n) {
-		sb_adds(&msg, "; the run's ");
-		model_describe(m, procs, &msg);
-	}
-	sb_printf(&key, "nt:%d", r->file);
-	finding *f = job_finding(m, "nccl-tests-wrong-results", key.p, SEV_ERROR, msg.p,
-				 "a collective returned data that differs from what was sent: a GPU, its memory, an NVLink "
-				 "or PCIe path or a NIC corrupts data. Run the test on each node alone, then on pairs of "
-				 "nodes, to find the component; check the hosts' dmesg for Xid and nvidia-smi -q -d ECC; "
-				 "NCCL_PROTO=Simple or NCCL_ALGO=Ring narrows down the path",
-				 true);
-	place(m, f, procs);
-	cite(f, &r->ev_wrong, -1);
-	cite(f, &r->ev_oob, -1);
-	cite(f, &r->ev_head, -1);
-	sb_free(&msg);
-	sb_free(&key);
-}
-
-static void run_bandwidth(model *m, const ntrun *r, const intset *procs)
-{
-	double least;
-	const char *via;
-	if (r->max_size < (32u << 20) || r->max_busbw < 0 || procs->n < 2 || !transport_floor(m, procs, &least, &via))
-		return;
-	if (r->max_busbw >= least)
-		return;
-	strbuf msg = { 0 }, key = { 0 };
-	sb_printf(&msg, "%s reached %.2f GB/s bus bandwidth at ", run_name(m, r), r->max_busbw);
-	human_size(r->max_size, &msg);
-	sb_printf(&msg, " over %s (", via);
-	model_describe(m, procs, &msg);
-	sb_printf(&msg, "): far below what %s gives (%.2f GB/s even on its slowest common links)", via, least * 4);
-	sb_printf(&key, "nt-bw:%d", r->file);
-	finding *f = job_finding(m, "nccl-tests-low-bandwidth", key.p, SEV_WARNING, msg.p,
-				 "compare with the channel lines: NET/IB without GDRDMA, a NET/Socket fallback, a NIC or "
-				 "GPU on a far PCIe switch, or NCCL_P2P_DISABLE / NCCL_SHM_DISABLE / NCCL_IB_HCA settings "
-				 "slow a run down; run the test per node and per pair of nodes to find the slow link",
-				 true);
-	f->confidence = CONF_SUSPECTED;
-	place(m, f, procs);
-	cite(f, &r->ev_max, -1);
-	cite(f, &r->ev_bw, -1);
-	sb_free(&msg);
-	sb_free(&key);
-}
-
-void check_nccl_tests(model *m)
-{
-	for (size_t i = 0; i < m->nnt; i++) {
-		const ntrun *r = &m->nt[i];
-		intset procs = { 0 };
-		run_procs(m, r, &procs);
-		if (r->wrong > 0 || r->oob > 0)
-			run_wrong(m, r, &procs);
-		run_bandwidth(m, r, &procs);
-		intset_free(&procs);
 	}
 }
