@@ -233,6 +233,35 @@ static void ras_diag(model *m, const sysev *e)
 	sb_free(&key);
 }
 
+/* "COMM_INIT_STUCK: Process 7716 on node 10.0.0.22 managing GPU 2": a
+ * process RAS saw stop, in init or in a collective. */
+static void ras_stuck(model *m, const sysev *e)
+{
+	int host, pi = ras_proc(m, e, &host);
+	const char *name = sys_str(m, e->a);
+	bool init = strstr(name, "INIT") != NULL;
+	strbuf msg = { 0 }, key = { 0 }, where = { 0 };
+	ras_where(m, e, host, pi, &where);
+	sb_printf(&msg, "RAS reports %s for %s", name, where.n ? where.p : "a process");
+	if (e->b >= 0 && sys_str(m, e->b)[0])
+		sb_printf(&msg, ": %s", sys_str(m, e->b));
+	sb_printf(&key, "ras-stuck:%s:%ld", sys_str(m, host), e->pid);
+	finding *f = job_finding(m, init ? "init-incomplete" : "straggler-rank", key.p, init ? SEV_ERROR : SEV_WARNING,
+				 msg.p,
+				 "look at what that process did last (its log lines, py-spy dump); the findings above say "
+				 "why it stopped when the logs show it",
+				 true);
+	if (!init)
+		f->confidence = CONF_SUSPECTED;
+	if (pi >= 0)
+		intset_add(&f->procs, pi);
+	add_peer(m, f, e);
+	sys_cite(f, &e->ev, e->proc);
+	sb_free(&msg);
+	sb_free(&key);
+	sb_free(&where);
+}
+
 void check_ras(model *m)
 {
 	for (size_t i = 0; i < m->nsys; i++) {
@@ -258,6 +287,9 @@ void check_ras(model *m)
 			break;
 		case SE_DIAG:
 			ras_diag(m, e);
+			break;
+		case SE_RAS_STUCK:
+			ras_stuck(m, e);
 			break;
 		default:
 			break;

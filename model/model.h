@@ -170,6 +170,7 @@ enum sysev_kind {
 	SE_RAS_ERROR,  /* rank of a reported ncclResult_t code */
 	SE_RAS_BEHIND, /* rank of a behind the others; b: how */
 	SE_DIAG,       /* an NCCL DIAG [INFO] result: a the check, b the text */
+	SE_RAS_STUCK,  /* a monitor event naming a stuck process (COMM_INIT_STUCK, ...): a the event, b its details */
 };
 enum oom_src { OOM_KERNEL, OOM_CGROUP, OOM_SLURM, OOM_K8S };
 enum kill_why { KILL_TIME_LIMIT, KILL_CANCELLED, KILL_PREEMPTED, KILL_NODE_FAIL, KILL_REQUEUE, KILL_EVICTED };

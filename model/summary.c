@@ -373,11 +373,11 @@ int summary_read(model *m, const cJSON *doc, strbuf *err)
 		if (m->nsys >= SYSEV_MAX)
 			break;
 		double kind = at(r, e, 0), pr = at(r, e, 7);
-		if (kind < SE_XID || kind > SE_DIAG || pr < -1 || pr >= (double)m->nprocs)
+		if (kind < SE_XID || kind > SE_RAS_STUCK || pr < -1 || pr >= (double)m->nprocs)
 			r->bad = true;
 		grow(&m->sys, &m->syscap, m->nsys, sizeof *m->sys);
 		sysev *x = &m->sys[m->nsys++];
-		*x = (sysev){ .kind = kind >= SE_XID && kind <= SE_DIAG ? (enum sysev_kind)kind : SE_XID,
+		*x = (sysev){ .kind = kind >= SE_XID && kind <= SE_RAS_STUCK ? (enum sysev_kind)kind : SE_XID,
 			      .host = str_id(r, at(r, e, 1)), .pid = (long)at(r, e, 2), .rank = (long)at(r, e, 3),
 			      .code = (long)at(r, e, 4), .a = str_id(r, at(r, e, 5)), .b = str_id(r, at(r, e, 6)),
 			      .proc = pr >= -1 && pr < (double)m->nprocs ? (int)pr : -1, .time = at(r, e, 8),

@@ -432,6 +432,15 @@ static bool ras_event(model *m, const ras_item *it, sysev *e)
 		sb_free(&t);
 		return true;
 	}
+	case RAS_EVENT:
+		/* the events that name a process that stopped: COMM_INIT_STUCK and
+		 * the like; the others (PEER_NEW, PEER_CONNECTING, ...) tell nothing */
+		if (slice_find(it->a, "STUCK", 5) < 0 && slice_find(it->a, "HANG", 4) < 0)
+			return false;
+		e->kind = SE_RAS_STUCK;
+		e->a = ras_text(m, it->a);
+		e->b = ras_text(m, it->b);
+		return true;
 	case RAS_DIAG:
 		if (it->code != 1)
 			return false;

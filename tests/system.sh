@@ -55,6 +55,11 @@ has 'error\[gpu-xid\]: Xid 79 .* on node-b, GPU 0000:07:00 of rank 8' "the dmesg
 run "$s/node-b-dmesg.txt"
 has 'error\[gpu-xid\]: Xid 79 \(GPU has fallen off the bus: the driver cannot reach it over PCIe\), GPU 0000:07:00$' "an Xid without a job"
 
+# a monitor event that names a stuck process, joined by its pid and address to the rank the logs give it
+printf '[2026-02-01 10:00:00] COMM_INIT_STUCK: Process 7716 on node 10.0.0.22 managing GPU 2 stuck in bootstrap for 300s\n' >"$tmp/monitor.txt"
+run "$tmp/monitor.txt" "$root/samples/ras-peer-dead/node-b.log"
+has 'error\[init-incomplete\]: RAS reports COMM_INIT_STUCK for process 7716 on node-b \(10\.0\.0\.22\), rank 6' "a stuck process's event"
+
 # RAS JSON and nccl-tests JSON cut short, a RAS "report" that is not one: one line each, exit 2, the rest analyzed
 head -c 2000 "$s/ras-status.json" >"$tmp/ras-cut.json"
 head -c 700 "$root/samples/nccl-tests-wrong-results/ar-gpu-31.json" >"$tmp/nt-cut.json"
