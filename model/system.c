@@ -523,7 +523,7 @@ void model_take_ras(model *m, int file, uint64_t line, const ras_item *it, const
 		return;
 	sysev *x = system_event_put(m, &e);
 	if (x && !x->ev.text)
-		x->ev = (evref){ file, line, 0, xstrndup(text, 512) };
+		x->ev = (evref){ file, line, 0, xstrndup(text, strnlen(text, 512)) };
 }
 
 /* ---- nccl-tests JSON ---- */
@@ -531,7 +531,7 @@ void model_take_ras(model *m, int file, uint64_t line, const ras_item *it, const
 static void json_ev(evref *e, int file, const char *text)
 {
 	if (!e->text)
-		*e = (evref){ file, 0, 0, xstrndup(text, 512) };
+		*e = (evref){ file, 0, 0, xstrndup(text, strnlen(text, 512)) };
 }
 
 void model_take_ncclt(model *m, int file, const ncclt_run *run)
