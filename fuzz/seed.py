@@ -2,7 +2,7 @@
 """Writes the seed corpora of the fuzz targets from samples/ and rules/.
 
 usage: seed.py OUTDIR   (makes OUTDIR/lines, OUTDIR/rules, OUTDIR/analyze, OUTDIR/pickle,
-                          OUTDIR/source, OUTDIR/redact)
+                          OUTDIR/source, OUTDIR/redact, OUTDIR/system)
 
 Seeds are cut to a few KiB so that the fuzzers stay fast. The source
 target also starts from the files in fuzz/seeds/source (every gzip and zstd
@@ -78,6 +78,23 @@ def main():
         head = chunks(p.read_bytes(), MAX // 2)[:1]
         for c in head:
             write(out / "source", gzip.compress(c, mtime=0))
+    system_seeds(out / "system", logs)
+
+
+def system_seeds(d, files):
+    """RAS reports and events, nccl-tests runs and kernel logs of the
+    samples: JSON documents whole (cut to size), text by its lines."""
+    words = (b"RAS", b"NCCL DIAG", b"nccl-tests", b"# Using devices", b"NVRM", b"SXid", b"Job summary",
+             b"missing_ranks", b'"results"', b'"event"')
+    for p in files:
+        data = p.read_bytes()
+        if not any(w in data for w in words):
+            continue
+        if data.lstrip()[:1] == b"{" or b'"event"' in data[:400]:
+            write(d, data[:4 * MAX])
+        for c in chunks(data):
+            if any(w in c for w in words):
+                write(d, c)
 
 
 def pickle_seeds(d):

@@ -1,5 +1,6 @@
 /* Inputs that are not logs: files a dead job leaves besides its logs
- * (PyTorch's Flight Recorder dumps, ...), told apart by their first bytes,
+ * (PyTorch's Flight Recorder dumps, NCCL RAS and nccl-tests JSON reports),
+ * told apart by their first bytes,
  * never by their names. Each kind is a row of one table: how to tell it,
  * and how its files reach the model through the model's second door (not
  * the line pipeline). A new kind of input is one row and its reader. */

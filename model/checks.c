@@ -135,7 +135,9 @@ bool env_is(const model *m, const envset *e, const char *var, const char *val)
 
 /* The checks in the order they run. The order matters where one check
  * reads what another found: the interface checks come first (later hints
- * name the interfaces), the watchdog before ranks and init (a job that
+ * name the interfaces), the system's reports (Xid, OOM and scheduler
+ * kills, RAS) before the watchdog, ranks and init (a GPU fault makes a
+ * stuck init certain), the watchdog before ranks and init (a job that
  * timed out makes a stuck init certain), the per-process checks after the
  * findings they adjust, and the cause graph last, over all of them. The
  * names are those of the catalog's "emitted_by": "check:NAME". */
@@ -154,6 +156,11 @@ static const struct check {
 	{ "duplicate-gpu", check_duplicate_gpu },
 	{ "driver", check_driver },
 	{ "flight-recorder", check_flight_recorder },
+	{ "xid", check_xid },
+	{ "oom", check_oom },
+	{ "scheduler", check_kills },
+	{ "ras", check_ras },
+	{ "nccl-tests", check_nccl_tests },
 	{ "watchdog", check_watchdog },
 	{ "ranks", check_ranks },
 	{ "silence", check_silence },

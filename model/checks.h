@@ -51,6 +51,12 @@ void check_silence_live(model *m);
 void check_init(model *m);
 /* checks_fr.c */
 void check_flight_recorder(model *m);
+/* checks_system.c, checks_ras.c, checks_ncclt.c */
+void check_xid(model *m);
+void check_oom(model *m);
+void check_kills(model *m);
+void check_ras(model *m);
+void check_nccl_tests(model *m);
 /* checks_causes.c */
 void place_by_pid(model *m);
 void check_recovered_chains(model *m);

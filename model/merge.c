@@ -3,6 +3,8 @@
  * that order gives the same model as reading the files one after another:
  * first-seen evidence stays first, findings keep their arrival order. */
 #include "model.h"
+#include "system.h"
+#include "../parser/ras.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -292,6 +294,75 @@ void model_merge(model *dst, const model *src)
 		envset *e = &dst->env[dst->nenv++];
 		*e = (envset){ var, rs(&r, s->val), pi, { 0 } };
 		evref_merge(&e->ev, &s->ev, &r);
+	}
+	for (size_t i = 0; i < src->nsys; i++) {
+		const sysev *s = &src->sys[i];
+		sysev e = *s;
+		e.host = rs(&r, s->host);
+		e.a = rs(&r, s->a);
+		e.b = rs(&r, s->b);
+		e.proc = s->proc >= 0 ? r.proc[s->proc] : -1;
+		sysev *x = system_event_put(dst, &e);
+		if (x) {
+			x->count += s->count - 1;
+			evref_merge(&x->ev, &s->ev, &r);
+		}
+	}
+	/* the lines a later part could not place, read now after the parts before */
+	for (size_t i = 0; i < src->npend; i++) {
+		const sysline *l = &src->pend[i];
+		sysline d = *l;
+		d.ev.file = rf(&r, l->ev.file);
+		d.ev.line = rl(&r, l->ev.file, l->ev.line);
+		d.proc = l->proc >= 0 ? r.proc[l->proc] : -1;
+		bool was = dst->partial;
+		dst->partial = false;
+		system_replay(dst, &d);
+		dst->partial = was;
+	}
+	/* where a RAS report is at the end of src's part */
+	for (size_t i = 0; i < src->nin; i++) {
+		if (!src->in[i].ras || !src->in[i].ras->section)
+			continue;
+		input *din = &dst->in[r.file[i]];
+		if (!din->ras)
+			din->ras = xmalloc(sizeof *din->ras);
+		*din->ras = *src->in[i].ras;
+	}
+	for (size_t i = 0; i < src->nnt; i++) {
+		const ntrun *s = &src->nt[i];
+		ntrun *d = system_run_get(dst, rf(&r, s->file));
+		if (!d)
+			continue;
+		if (d->program < 0)
+			d->program = rs(&r, s->program);
+		if (!d->col)
+			d->col = s->col;
+		if (s->wrong_rows && (!d->wrong_rows || s->wrong_lo < d->wrong_lo))
+			d->wrong_lo = s->wrong_lo;
+		if (s->wrong_hi > d->wrong_hi)
+			d->wrong_hi = s->wrong_hi;
+		d->rows += s->rows;
+		d->wrong_rows += s->wrong_rows;
+		d->wrong += s->wrong;
+		if (s->oob >= 0)
+			d->oob = s->oob;
+		if (s->avg_bw >= 0)
+			d->avg_bw = s->avg_bw;
+		if (s->max_size > d->max_size || (s->max_size == d->max_size && s->max_busbw > d->max_busbw)) {
+			d->max_size = s->max_size;
+			d->max_busbw = s->max_busbw;
+			free(d->ev_max.text);
+			d->ev_max = (evref){ 0 };
+		}
+		for (size_t k = 0; k < s->procs.n; k++)
+			if (r.proc[s->procs.v[k]] >= 0)
+				intset_add(&d->procs, r.proc[s->procs.v[k]]);
+		evref_merge(&d->ev_head, &s->ev_head, &r);
+		evref_merge(&d->ev_wrong, &s->ev_wrong, &r);
+		evref_merge(&d->ev_oob, &s->ev_oob, &r);
+		evref_merge(&d->ev_bw, &s->ev_bw, &r);
+		evref_merge(&d->ev_max, &s->ev_max, &r);
 	}
 	evref_merge(&dst->ev_killed, &src->ev_killed, &r);
 	evref_merge(&dst->ev_excerpt, &src->ev_excerpt, &r);

@@ -1,5 +1,6 @@
 #include "model.h"
 #include "frmatch.h"
+#include "system.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@ static void evref_free(evref *e)
 
 void model_free(model *m)
 {
+	system_free(m);
 	for (size_t i = 0; i < m->nin; i++)
 		free(m->in[i].name);
 	free(m->in);
@@ -92,7 +94,7 @@ static int rank_from_name(const char *name)
 
 bool model_has_content(const model *m)
 {
-	return m->nccl_records || m->matched || m->fr || m->fs.n;
+	return m->nccl_records || m->matched || m->fr || m->fs.n || m->nsys || m->nnt;
 }
 
 void model_take_fr(model *m, struct frmatch_report *r)
@@ -102,6 +104,14 @@ void model_take_fr(model *m, struct frmatch_report *r)
 		free(m->fr);
 	}
 	m->fr = r;
+}
+
+int model_input_find(const model *m, const char *name)
+{
+	for (size_t i = 0; i < m->nin; i++)
+		if (strcmp(m->in[i].name, name) == 0)
+			return (int)i;
+	return -1;
 }
 
 int model_add_input(model *m, const char *name)
@@ -131,7 +141,8 @@ void model_proc_init(proc *p)
 #define X(type, name, init, merge, f) p->name = init;
 	PROC_FACTS(X)
 #undef X
-	p->boot.name = p->oob.name = -1;
+	/* no interface: id 0 is an interned string like any other */
+	p->boot = p->oob = (iface){ -1, -1 };
 }
 
 static int proc_new(model *m, int host, long pid, int file)
@@ -325,6 +336,7 @@ void model_record(model *m, int file, uint64_t lineno, uint64_t off, const recor
 	m->cur_explained = m->cur_fwerr = false;
 	if (r->level != LV_NONE)
 		m->nccl_records++;
+	m->cur_sys_done = 0;
 	p->recent[p->nrecent++ % PROC_RECENT] = (lineref){ file, lineno, off };
 	m->cur_proc = pi;
 	m->cur = r;
@@ -656,6 +668,14 @@ static const struct result_id *result_lookup(const match *mt)
 	return NULL;
 }
 
+const char *model_result_id(int code)
+{
+	for (size_t i = 0; i < sizeof results / sizeof results[0]; i++)
+		if (results[i].code == code)
+			return results[i].id;
+	return NULL;
+}
+
 static void on_result(model *m, int pi, const match *mt)
 {
 	const struct result_id *r = result_lookup(mt);
@@ -728,6 +748,7 @@ static void on_device_row(model *m, const match *mt)
 	int b = cap_str(m, mt, "busid");
 	if (q->busid < 0 && b >= 0)
 		q->busid = b;
+	system_device_row(m, pi);
 }
 
 /* Init that goes on, on the thread of the last "-> N" chain, after it:
@@ -926,6 +947,13 @@ void model_match(model *m, const match *mt)
 			p->lrank = (int)r;
 		break;
 	}
+	case TAG_XID:
+	case TAG_OOM:
+	case TAG_SCHED:
+	case TAG_NCCLT:
+	case TAG_RAS:
+		system_match(m, mt);
+		break;
 	case TAG_BENIGN:
 	case TAG_FRAMEWORK_ERROR:
 	case TAG_COUNT:

@@ -39,7 +39,12 @@
 	X(TAG_INIT_DONE, "init-done")                                                              \
 	X(TAG_DEVICE_ROW, "device-row")                                                            \
 	X(TAG_EXCERPT, "excerpt")                                                                  \
-	X(TAG_RANK_OF, "rank-of")
+	X(TAG_RANK_OF, "rank-of")                                                                  \
+	X(TAG_XID, "xid")                 /* a kernel Xid or SXid line: bus, xid/sxid, pid, msg */ \
+	X(TAG_OOM, "oom-kill")            /* an OOM kill: pid, name, host */                        \
+	X(TAG_SCHED, "scheduler-kill")    /* a scheduler ended the job: why, host, job */           \
+	X(TAG_NCCLT, "nccl-tests")        /* nccl-tests text: header, row, oob, avgbw */            \
+	X(TAG_RAS, "ras")
 
 #define X(e, s) e,
 enum model_tag { MODEL_TAGS(X) TAG_COUNT };
@@ -147,7 +152,66 @@ typedef struct input {
 	char *name;
 	uint64_t lines, bytes;
 	int frank;          /* rank named by the file name, -1 */
+	struct ras_cursor *ras; /* where a RAS report in it is, while it is read */
 } input;
+
+/* What the system around the job said of a GPU, a process or a rank: the
+ * kernel, the scheduler, NCCL's RAS. Read by model/system.c; joined to
+ * the job (hosts, PCI bus ids, communicators) by checks_system.c once all
+ * of it is known. Equal events fold into one (count). */
+enum sysev_kind {
+	SE_XID,        /* code: Xid; a: bus "0000:07:00"; b: the message */
+	SE_SXID,       /* code: SXid; a: the NVSwitch's bus; b: the message */
+	SE_OOM,        /* pid, b: the process name; code: enum oom_src */
+	SE_KILL,       /* code: enum kill_why; a: job or step */
+	SE_RAS_DEAD,   /* pid on host (an address); b: its GPUs */
+	SE_RAS_NODATA, /* a process that gave no communicator data */
+	SE_RAS_MISSING, /* rank of communicator a (hash) gave no data; code 1: considered dead */
+	SE_RAS_ERROR,  /* rank of a reported ncclResult_t code */
+	SE_RAS_BEHIND, /* rank of a behind the others; b: how */
+	SE_DIAG,       /* an NCCL DIAG [INFO] result: a the check, b the text */
+	SE_RAS_STUCK,  /* a monitor event naming a stuck process (COMM_INIT_STUCK, ...): a the event, b its details */
+};
+enum oom_src { OOM_KERNEL, OOM_CGROUP, OOM_SLURM, OOM_K8S };
+enum kill_why { KILL_TIME_LIMIT, KILL_CANCELLED, KILL_PREEMPTED, KILL_NODE_FAIL, KILL_REQUEUE, KILL_EVICTED };
+
+typedef struct sysev {
+	enum sysev_kind kind;
+	int host;       /* interned host name or address the line names, -1 */
+	long pid, rank; /* -1 when not given */
+	long code;
+	int a, b;       /* interned texts, -1 */
+	int proc;       /* the process the line was read with (its stream), -1 */
+	double time;
+	uint64_t count; /* occurrences folded in */
+	evref ev;
+} sysev;
+
+/* A system line a later part of an input could not place alone (a RAS
+ * report's line before its section, a size-table row before its header):
+ * the merge reads it again after the parts before it. */
+typedef struct sysline {
+	int kind;              /* 1 nccl-tests, 2 RAS */
+	int proc;              /* the process the line was read with, -1 */
+	double time;
+	evref ev;              /* where it is, and its text */
+} sysline;
+
+/* One nccl-tests run: the text of one input, or one JSON report. */
+typedef struct ntrun {
+	int file;
+	int program;           /* interned "all_reduce_perf", -1 */
+	int col;               /* enum ncclt_col of its size table */
+	long rows, wrong_rows;
+	double wrong;          /* elements reported wrong, summed */
+	uint64_t wrong_lo, wrong_hi; /* the sizes with wrong elements */
+	long oob;              /* "Out of bounds values", -1 */
+	double avg_bw;         /* "Avg bus bandwidth", -1 */
+	uint64_t max_size;     /* the largest size measured */
+	double max_busbw;      /* the best bus bandwidth at it */
+	intset procs;          /* the ranks of its device table */
+	evref ev_head, ev_wrong, ev_oob, ev_bw, ev_max;
+} ntrun;
 
 /* The physical lines of a logical line that reassembly joined. */
 typedef struct linespan {
@@ -181,6 +245,15 @@ typedef struct model {
 	evref ev_killed;       /* the launcher killed the job (time limit, SIGTERM) */
 	evref ev_excerpt;      /* a cut mark ("[...]"): the logs are an excerpt */
 	intset table_hosts;    /* hosts of a device table (nccl-tests' "# Using devices") */
+	sysev *sys;            /* what the kernel, the scheduler and RAS said (capped) */
+	size_t nsys, syscap;
+	int *syshash;          /* open addressing over sys (SYSEV_HASH slots, -1 empty) */
+	size_t syshashed;      /* events of sys indexed there */
+	unsigned syskinds[16]; /* events of each kind: one kind's flood leaves room for the others */
+	ntrun *nt;             /* nccl-tests runs */
+	size_t nnt, ntcap;
+	sysline *pend;         /* lines a later part left for the merge (capped) */
+	size_t npend, pendcap;
 	int nloose;            /* distinct catch-all findings, capped */
 	struct frmatch_report *fr; /* the Flight Recorder dumps' match, or NULL */
 	uint64_t nccl_records; /* records with NCCL's prefix or level word */
@@ -201,6 +274,7 @@ typedef struct model {
 	const linespan *cur_span; /* its physical lines when it was joined, or NULL */
 	bool cur_explained;       /* a rule matched it (a finding, a fact, benign) */
 	bool cur_fwerr;           /* a framework error line that names NCCL or c10d */
+	unsigned cur_sys_done;    /* system readers (1 nccl-tests, 2 RAS) that read its lines already */
 } model;
 
 void model_init(model *m, const catalog *cat);
@@ -225,6 +299,17 @@ int model_guess_proc(const model *m, int file, int lrank, bool untagged);
 bool model_has_content(const model *m);
 /* Takes the report of the job's Flight Recorder dumps (m frees it). */
 void model_take_fr(model *m, struct frmatch_report *r);
+/* Takes one item of a RAS JSON report or event stream read from input
+ * file, at its line (1-based; 0 unknown); text is the evidence to cite. */
+struct ras_item;
+void model_take_ras(model *m, int file, uint64_t line, const struct ras_item *it, const char *text);
+/* Takes a nccl-tests JSON report read from input file. */
+struct ncclt_run;
+void model_take_ncclt(model *m, int file, const struct ncclt_run *run);
+/* The input of that name, or -1. */
+int model_input_find(const model *m, const char *name);
+/* The finding id of an ncclResult_t code ("nccl-remote-error" for 6), or NULL. */
+const char *model_result_id(int code);
 /* Registers an input; returns its index. */
 int model_add_input(model *m, const char *name);
 /* Feeds one record (after rule gating) of input `file`, at line `lineno`

@@ -1,4 +1,5 @@
 #include "summary.h"
+#include "system.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,33 @@ cJSON *summary_write(const model *m)
 	cJSON_AddItemToObject(doc, "killed", ev_json(&m->ev_killed));
 	cJSON_AddItemToObject(doc, "excerpt", ev_json(&m->ev_excerpt));
 	cJSON_AddItemToObject(doc, "table_hosts", ints(m->table_hosts.v, m->table_hosts.n));
+	/* what the kernel, the scheduler and RAS said, and nccl-tests runs */
+	cJSON *sys = cJSON_AddArrayToObject(doc, "system");
+	for (size_t i = 0; i < m->nsys; i++) {
+		const sysev *e = &m->sys[i];
+		cJSON *o = cJSON_CreateArray();
+		double v[] = { e->kind, e->host, (double)e->pid, (double)e->rank, (double)e->code, e->a, e->b, e->proc,
+			       e->time, (double)e->count };
+		for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+			cJSON_AddItemToArray(o, num(v[k]));
+		cJSON_AddItemToArray(o, ev_json(&e->ev));
+		cJSON_AddItemToArray(sys, o);
+	}
+	cJSON *nt = cJSON_AddArrayToObject(doc, "nccl_tests");
+	for (size_t i = 0; i < m->nnt; i++) {
+		const ntrun *t = &m->nt[i];
+		cJSON *o = cJSON_CreateArray();
+		double v[] = { t->file, t->program, t->col, (double)t->rows, (double)t->wrong_rows, t->wrong,
+			       (double)t->wrong_lo, (double)t->wrong_hi, (double)t->oob, t->avg_bw, (double)t->max_size,
+			       t->max_busbw };
+		for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+			cJSON_AddItemToArray(o, num(v[k]));
+		cJSON_AddItemToArray(o, ints(t->procs.v, t->procs.n));
+		const evref *ev[] = { &t->ev_head, &t->ev_wrong, &t->ev_oob, &t->ev_bw, &t->ev_max };
+		for (size_t k = 0; k < sizeof ev / sizeof ev[0]; k++)
+			cJSON_AddItemToArray(o, ev_json(ev[k]));
+		cJSON_AddItemToArray(nt, o);
+	}
 	cJSON_AddNumberToObject(doc, "nloose", m->nloose);
 	cJSON_AddNumberToObject(doc, "nccl_records", (double)m->nccl_records);
 	cJSON_AddNumberToObject(doc, "matched", (double)m->matched);
@@ -343,6 +371,41 @@ int summary_read(model *m, const cJSON *doc, strbuf *err)
 	ev_read(r, cJSON_GetObjectItem(doc, "excerpt"), &m->ev_excerpt);
 	const cJSON *th;
 	cJSON_ArrayForEach(th, cJSON_GetObjectItem(doc, "table_hosts")) intset_add(&m->table_hosts, str_id(r, th->valuedouble));
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "system")) {
+		if (m->nsys >= SYSEV_MAX)
+			break;
+		double kind = at(r, e, 0), pr = at(r, e, 7);
+		if (kind < SE_XID || kind > SE_RAS_STUCK || pr < -1 || pr >= (double)m->nprocs)
+			r->bad = true;
+		grow(&m->sys, &m->syscap, m->nsys, sizeof *m->sys);
+		sysev *x = &m->sys[m->nsys++];
+		*x = (sysev){ .kind = kind >= SE_XID && kind <= SE_RAS_STUCK ? (enum sysev_kind)kind : SE_XID,
+			      .host = str_id(r, at(r, e, 1)), .pid = (long)at(r, e, 2), .rank = (long)at(r, e, 3),
+			      .code = (long)at(r, e, 4), .a = str_id(r, at(r, e, 5)), .b = str_id(r, at(r, e, 6)),
+			      .proc = pr >= -1 && pr < (double)m->nprocs ? (int)pr : -1, .time = at(r, e, 8),
+			      .count = (uint64_t)at(r, e, 9) };
+		ev_read(r, cJSON_GetArrayItem(e, 10), &x->ev);
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "nccl_tests")) {
+		if (m->nnt >= NTRUN_MAX)
+			break;
+		grow(&m->nt, &m->ntcap, m->nnt, sizeof *m->nt);
+		ntrun *t = &m->nt[m->nnt++];
+		*t = (ntrun){ .file = file_id(r, at(r, e, 0)), .program = str_id(r, at(r, e, 1)), .col = (int)at(r, e, 2),
+			      .rows = (long)at(r, e, 3), .wrong_rows = (long)at(r, e, 4), .wrong = at(r, e, 5),
+			      .wrong_lo = (uint64_t)at(r, e, 6), .wrong_hi = (uint64_t)at(r, e, 7), .oob = (long)at(r, e, 8),
+			      .avg_bw = at(r, e, 9), .max_size = (uint64_t)at(r, e, 10), .max_busbw = at(r, e, 11) };
+		const cJSON *x;
+		cJSON_ArrayForEach(x, cJSON_GetArrayItem(e, 12)) {
+			if (x->valuedouble >= 0 && x->valuedouble < (double)m->nprocs)
+				intset_add(&t->procs, (int)x->valuedouble);
+			else
+				r->bad = true;
+		}
+		evref *ev[] = { &t->ev_head, &t->ev_wrong, &t->ev_oob, &t->ev_bw, &t->ev_max };
+		for (int k = 0; k < 5; k++)
+			ev_read(r, cJSON_GetArrayItem(e, 13 + k), ev[k]);
+	}
 	m->nloose = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "nloose"));
 	if (m->nloose < 0 || m->nloose > 1 << 20)
 		m->nloose = 0;

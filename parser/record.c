@@ -77,6 +77,75 @@ static size_t clock_at(slice s, size_t i, double *secs)
 	return j;
 }
 
+/* "Mar" as 1..12 at s[i], or 0. */
+static int month_at(slice s, size_t i)
+{
+	static const char names[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	if (i + 3 > s.n)
+		return 0;
+	for (int m = 0; m < 12; m++)
+		if (memcmp(s.p + i, names + 3 * m, 3) == 0)
+			return m + 1;
+	return 0;
+}
+
+/* The kernel's and syslog's heads: dmesg -T "Wed Mar 12 10:22:33 2025",
+ * syslog "Mar 12 10:22:33" (no year: placed in 2000, like glog), and
+ * dmesg's "[ 4711.232921]" seconds since boot (no time at all). */
+static size_t kernel_stamp(slice s, size_t i, double *t)
+{
+	static const char days[] = "MonTueWedThuFriSatSun";
+	size_t at = i;
+	bool wday = false;
+	for (int d = 0; d < 7 && at + 4 <= s.n; d++)
+		if (memcmp(s.p + at, days + 3 * d, 3) == 0 && s.p[at + 3] == ' ') {
+			at += 4;
+			wday = true;
+			break;
+		}
+	int mo = month_at(s, at);
+	if (mo && at + 4 < s.n && s.p[at + 3] == ' ') {
+		size_t k = at + 4;
+		if (s.p[k] == ' ')
+			k++;
+		long d = 0;
+		size_t dn = 0;
+		while (k < s.n && is_digit(s.p[k]) && dn < 2)
+			d = d * 10 + (s.p[k++] - '0'), dn++;
+		double secs;
+		size_t end;
+		if (!dn || d < 1 || d > 31 || k >= s.n || s.p[k] != ' ' || !(end = clock_at(s, k + 1, &secs)))
+			return 0;
+		long y;
+		if (wday && end + 5 <= s.n && s.p[end] == ' ' && digits_at(s, end + 1, 4, &y)) {
+			*t = (double)days_from_civil(y, mo, d) * 86400 + secs;
+			return end + 5;
+		}
+		if (wday)
+			return 0;
+		*t = (double)days_from_civil(2000, mo, d) * 86400 + secs;
+		return end;
+	}
+	/* "[ 4711.232921]": six digits of fraction, in brackets or alone */
+	size_t k = i;
+	while (k < s.n && s.p[k] == ' ')
+		k++;
+	size_t st = k;
+	while (k < s.n && is_digit(s.p[k]) && k - st < 10)
+		k++;
+	if (k == st || k + 7 > s.n || s.p[k] != '.')
+		return 0;
+	for (size_t f = 1; f <= 6; f++)
+		if (!is_digit(s.p[k + f]))
+			return 0;
+	k += 7;
+	if (i ? k < s.n && s.p[k] == ']' : k == s.n) {
+		*t = 0;
+		return k;
+	}
+	return 0;
+}
+
 size_t timestamp_parse(slice s, double *t)
 {
 	size_t i = s.n && s.p[0] == '[' ? 1 : 0;
@@ -100,7 +169,7 @@ size_t timestamp_parse(slice s, double *t)
 		*t = (double)days_from_civil(2000, mo, d) * 86400 + secs;
 		return end;
 	}
-	return 0;
+	return kernel_stamp(s, i, t);
 }
 
 /* ---- launcher prefixes ---- */
@@ -177,6 +246,18 @@ static size_t strip_one(slice s, launch *ln)
 	}
 	if (i)
 		return 0;
+	/* Slurm's own lines ("srun: error: ...", "slurmstepd-node-b: error:
+	 * ..."): a stream of their own, kept in the message the rules read */
+	if (slice_starts(s, "srun: ") || slice_starts(s, "slurmstepd: ") || slice_starts(s, "slurmstepd-")) {
+		const char *colon = memchr(s.p, ':', s.n < 80 ? s.n : 80);
+		if (colon && colon + 1 < s.p + s.n && colon[1] == ' ') {
+			slice who = { s.p, (size_t)(colon - s.p) };
+			if (slice_starts(who, "slurmstepd-") && who.n > 11)
+				ln->host = (slice){ who.p + 11, who.n - 11 };
+			set_tag(ln, who);
+		}
+		return 0;
+	}
 	if (s.n && s.p[0] == '[') {
 		size_t c = find_close(s, 1, ']', 64);
 		if (!c)
@@ -201,6 +282,16 @@ static size_t strip_one(slice s, launch *ln)
 			if (slice_starts(rest, "<stdout>:") || slice_starts(rest, "<stderr>:"))
 				after += 9;
 			return after;
+		}
+		/* kubectl logs --prefix: "[pod/NAME/CONTAINER] "; a pod's host
+		 * name is its own name, the one NCCL's prefix shows */
+		if (slice_starts(in, "pod/") && after < s.n && s.p[after] == ' ') {
+			const char *sl = memchr(in.p + 4, '/', in.n - 4);
+			if (sl && sl > in.p + 4) {
+				ln->host = (slice){ in.p + 4, (size_t)(sl - in.p - 4) };
+				set_tag(ln, in);
+				return after + 1;
+			}
 		}
 		bool word = in.n > 0;
 		for (size_t k = 0; k < in.n; k++)

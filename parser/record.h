@@ -43,7 +43,9 @@ slice frame_trim_end(slice s);
  * of s into ln; returns the rest. */
 slice launch_strip(slice s, launch *ln);
 
-/* Reads a leading timestamp ("2025-03-12 10:22:33", glog "E0709 17:05:38.16").
+/* Reads a leading timestamp ("2025-03-12 10:22:33", glog "E0709 17:05:38.16",
+ * the kernel's dmesg -T "Wed Mar 12 10:22:33 2025" and syslog "Mar 12
+ * 10:22:33"; dmesg's "[ 4711.232921]" is a timestamp of time 0).
  * Returns its length (0 when there is none) and the time in *t. */
 size_t timestamp_parse(slice s, double *t);
 

@@ -38,6 +38,8 @@ static const shape shapes[] = {
 	{ "[56] host-a:7:8 [1] NCCL INFO numbered", LV_INFO, "host-a", 7, 1, "", "", "", 56, "numbered" },
 	{ "(VllmWorker rank=3 pid=63957) ERROR 06-19 07:06:13 [multiproc_executor.py:527] boom", LV_NONE, NULL, -1, -1, "", "", "", 3, "ERROR 06-19 07:06:13 [multiproc_executor.py:527] boom" },
 	{ "2: [rank18]:[W ProcessGroupNCCL.cpp:2302] Warning: x", LV_NONE, NULL, -1, -1, "", "", "", 18, "[W ProcessGroupNCCL.cpp:2302] Warning: x" },
+	{ "[pod/trainer-worker-1/pytorch] trainer-worker-1:88:88 [0] NCCL INFO kubectl", LV_INFO, "trainer-worker-1", 88, 0, "", "", "", -1, "kubectl" },
+	{ "[pod/trainer-worker-1/pytorch] [rank1]:[E ProcessGroupNCCL.cpp:632] x", LV_NONE, NULL, -1, -1, "", "", "", 1, "[E ProcessGroupNCCL.cpp:632] x" },
 	{ "[rank2]:[E709 17:05:38.162555850 ProcessGroupNCCL.cpp:632] [Rank 2] Watchdog caught", LV_NONE, NULL, -1, -1, "", "", "", 2, "[Rank 2] Watchdog caught" },
 	{ "10.0.0.33: Traceback (most recent call last):", LV_NONE, NULL, -1, -1, "", "", "", -1, "Traceback (most recent call last):" },
 	{ "torch.distributed.DistBackendError: NCCL error in: x", LV_NONE, NULL, -1, -1, "", "", "", -1, "torch.distributed.DistBackendError: NCCL error in: x" },
@@ -113,6 +115,19 @@ static void test_not_records(checks *c)
 	}
 }
 
+/* kubectl logs --prefix names the pod: the host of lines without NCCL's prefix. */
+static void test_kubectl(checks *c)
+{
+	record r;
+	record_parse(SLICE_LIT("[pod/trainer-worker-1/pytorch] Traceback (most recent call last):"), &r);
+	CHECK_SLICE(c, r.ln.host, "trainer-worker-1", "pod as host");
+	CHECK_SLICE(c, r.body, "Traceback (most recent call last):", "after the pod");
+	record_parse(SLICE_LIT("[pod/] x"), &r);
+	CHECK(c, r.ln.host.n == 0, "no pod name");
+	record_parse(SLICE_LIT("[pod/a/b]x"), &r);
+	CHECK(c, r.ln.host.n == 0, "no blank after the prefix");
+}
+
 static void test_timestamps(checks *c)
 {
 	double a = 0, b = 0, g = 0;
@@ -124,6 +139,20 @@ static void test_timestamps(checks *c)
 	CHECK(c, timestamp_parse(SLICE_LIT("2021-08-17 17:10:55,737\tINFO"), &g) > 0, "python logging");
 	CHECK(c, timestamp_parse(SLICE_LIT("E1399 17:05:38"), &g) == 0, "bad month");
 	CHECK(c, timestamp_parse(SLICE_LIT("12:00"), &g) == 0, "not a timestamp");
+	/* the kernel's heads */
+	double k1 = 0, k2 = 0;
+	CHECK(c, timestamp_parse(SLICE_LIT("[Wed Mar 12 10:22:33 2025] NVRM: Xid"), &k1) == 25 && time_dated(k1), "dmesg -T");
+	CHECK(c, timestamp_parse(SLICE_LIT("2025-03-12 10:22:34 x"), &k2) > 0 && k2 - k1 > 0.9 && k2 - k1 < 1.1, "dmesg -T is dated");
+	CHECK(c, timestamp_parse(SLICE_LIT("Mar  2 10:22:33 node-b kernel: x"), &g) == 15 && !time_dated(g), "syslog, no year");
+	CHECK(c, timestamp_parse(SLICE_LIT("[ 4711.232921] NVRM: x"), &g) == 13 && g == 0, "seconds since boot");
+	CHECK(c, timestamp_parse(SLICE_LIT(" 4711.232921"), &g) == 12, "inside its brackets");
+	CHECK(c, timestamp_parse(SLICE_LIT("[ 12.5] x"), &g) == 0, "not the kernel's");
+	CHECK(c, timestamp_parse(SLICE_LIT("4711.232921 x"), &g) == 0, "unbracketed seconds");
+	CHECK(c, timestamp_parse(SLICE_LIT("Mar 32 10:22:33"), &g) == 0, "bad day");
+	CHECK(c, timestamp_parse(SLICE_LIT("Wed Mar 12 10:22:33 x"), &g) == 0, "ctime without year");
+	record kr;
+	record_parse(SLICE_LIT("[ 4711.232921] NVRM: Xid (PCI:0000:07:00): 79, GPU has fallen off the bus."), &kr);
+	CHECK_SLICE(c, kr.body, "NVRM: Xid (PCI:0000:07:00): 79, GPU has fallen off the bus.", "dmesg body");
 }
 
 int main(void)
@@ -132,6 +161,7 @@ int main(void)
 	test_shapes(c);
 	test_glued(c);
 	test_not_records(c);
+	test_kubectl(c);
 	test_timestamps(c);
 	return check_done(c, "record");
 }
