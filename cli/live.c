@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../model/causes.h"
+#include "../tui/keys.h"
 #include "../tui/view.h"
 #include "commands.h"
 #include "../ingest/follow.h"
@@ -187,14 +188,14 @@ static void screen_inputs(view *v, screen *sc)
 		grow(&sc->idx, &sc->idxcap, sc->nidx, sizeof *sc->idx);
 		lineidx *x = &sc->idx[sc->nidx++];
 		if (strcmp(m->in[f].name, "<stdin>") == 0) {
-			*x = (lineidx){ .fd = -1 }; /* a pipe: lines are not kept */
+			lineidx_init_none(x); /* a pipe: lines are not kept */
 			continue;
 		}
 		lineidx_init(x, m->in[f].name);
 		for (size_t k = 0; k < f; k++)
-			if (sc->idx[k].path && strcmp(m->in[k].name, m->in[f].name) == 0) {
+			if (lineidx_kept(&sc->idx[k]) && strcmp(m->in[k].name, m->in[f].name) == 0) {
 				lineidx_free(&sc->idx[k]);
-				sc->idx[k].path = NULL;
+				lineidx_init_none(&sc->idx[k]);
 			}
 	}
 	v->idx = sc->idx;
@@ -213,7 +214,7 @@ static void screen_read(view *v, screen *sc)
 		/* a checkpoint, so that lines are found again without a scan from the top */
 		int f = sc->m->cur_file;
 		screen_inputs(v, sc);
-		if (got && f >= 0 && (size_t)f < sc->nidx && sc->idx[f].path)
+		if (got && f >= 0 && (size_t)f < sc->nidx && lineidx_kept(&sc->idx[f]))
 			lineidx_mark(&sc->idx[f], sc->m->cur_line, sc->m->cur_off);
 	} while (got && !follower_ended(sc->fl) && wall() - start < 0.05);
 	v->data_fd = follower_fd(sc->fl);
@@ -320,7 +321,7 @@ static int run_screen(follower *fl, model *m, term *t, double settle)
 	v.on_data = screen_data;
 	v.on_tick = screen_tick;
 	v.data_ctx = &sc;
-	int rc = view_run(&v);
+	int rc = keys_run(&v);
 	if (rc == 0 && !sc.ended)
 		screen_end(&v, &sc);
 	view_free(&v);
@@ -342,8 +343,7 @@ static int run_screen(follower *fl, model *m, term *t, double settle)
 				status = 1;
 	}
 	for (size_t i = 0; i < sc.nidx; i++)
-		if (sc.idx[i].path)
-			lineidx_free(&sc.idx[i]);
+		lineidx_free(&sc.idx[i]);
 	free(sc.idx);
 	sb_free(&sc.err);
 	return status;

@@ -46,17 +46,21 @@ touch "$tmp/go2"
 # stage 2: rank 2 goes quiet while the others log
 wait_for 'channel-connect' "stage 2: the timeline moves on"
 wait_for '^ ! r2 .* [0-9]+s silent: ' "stage 2: the silent rank is flagged, with its clock"
-has 'rank-silent\] rank 2 on node-b has been silent' "stage 2: the rank-silent finding"
+has 'rank-silent\] \(suspected\) rank 2 on node-b has been silent' "stage 2: the rank-silent finding"
 has '^ ~ r3 .* [0-2]s Channel' "stage 2: the others were heard just now"
 lacks 'input ended' "stage 2: the input is still open"
 # drill-down on a rank of standard input: facts and kept copies, no raw lines
-keys / r 2 Enter
-wait_for '^ rank 2 of 4 +host node-b' "the detail pane follows /r2"
+keys / I n i t Enter
+wait_for "no raw line to search: standard input's lines are not kept" "a search says why it cannot read standard input"
+keys '\' r 2 Enter
+wait_for '^ rank 2 of 4 +host node-b' "the detail pane follows the filter r2"
 has 'heard [0-9]+s ago' "the detail pane says when it was heard from"
 has 'raw lines of standard input are not kept' "the detail pane says why no raw line is shown"
 has '<stdin>:[0-9]+: node-b:202:202 .*Init START' "and shows the copies the model kept"
 keys Enter
 wait_for 'raw lines of standard input are not kept: ' "Enter explains instead of opening raw lines"
+keys '\' C-u Enter
+wait_for 'r3 +\[' "the filter cleared"
 # stage 3: end of input
 touch "$tmp/go3"
 wait_for '^ ncclog live .*input ended' "stage 3: the header says the input ended"
@@ -92,8 +96,11 @@ lacks 'input ended' "follow: a followed file does not end"
 grep -E '^node-b' "$tmp/part1" >>"$tmp/job.log"
 wait_for 'r3 +\[' "follow: the growth is read without data on standard input"
 wait_for 'socket-iface-virtual' "follow: the finding of the new lines"
-keys / r 3 Enter
-wait_for '^ rank 3 of 4' "follow: /r3"
+keys / r a n k ' ' 3 ' ' n r a n k s Enter
+wait_for 'job\.log +line [0-9]+ of [0-9]+' "follow: / searches the lines of the followed file"
+has '\(rank 3 on node-b\)' "follow: and finds their rank"
+keys Escape
+wait_for '^ rank 3 of 4' "follow: the match's rank"
 lacks 'not kept' "follow: a file's lines are read back"
 keys Enter
 wait_for 'job\.log +line [0-9]+ of [0-9]+' "follow: Enter opens the raw lines of the file"

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/frmatch.h"
+
 /* Big jobs start with the host groups collapsed, except where a rank
  * stopped early: the first screen then says who stopped where. */
 #define ROWS_COLLAPSE_ABOVE 64
@@ -129,8 +131,10 @@ static void flag_findings(const model *m, rows *w)
 		row_of[w->r[i].proc] = (int)i;
 	for (size_t k = 0; k < m->fs.n; k++) {
 		const finding *f = &m->fs.v[k];
-		bool timeout = strstr(f->id, "timeout") != NULL;
-		bool behind = strcmp(f->id, "rank-silent") == 0 || strcmp(f->id, "straggler-rank") == 0;
+		/* what a finding marks is the catalog's word */
+		const catentry *ce = m->cat ? catalog_find(m->cat, f->id) : NULL;
+		unsigned marks = ce ? ce->marks : 0;
+		bool timeout = marks & MARK_TIMEOUT, behind = marks & MARK_BEHIND;
 		for (size_t j = 0; j < f->procs.n; j++) {
 			int ri = f->procs.v[j] >= 0 && (size_t)f->procs.v[j] < m->nprocs ? row_of[f->procs.v[j]] : -1;
 			if (ri < 0)
@@ -143,9 +147,10 @@ static void flag_findings(const model *m, rows *w)
 				r->flags |= RF_TIMEOUT;
 			/* silence seen live says more than a phase behind: it is why */
 			bool silent = strcmp(f->id, "rank-silent") == 0 && f->key && strcmp(f->key, "job:live") == 0;
-			if (behind && (!(r->flags & RF_STOPPED) || silent)) {
+			if (behind && (!(r->flags & RF_STOPPED) || silent) && r->why != STOP_FR) {
 				r->flags |= RF_STOPPED;
 				r->why = silent ? STOP_SILENT : STOP_FINDING;
+				r->why_finding = (int)k;
 			}
 			/* an error finding marks the ranks that failed themselves, not
 			 * every rank of a job-wide diagnosis */
@@ -154,6 +159,40 @@ static void flag_findings(const model *m, rows *w)
 		}
 	}
 	free(row_of);
+}
+
+/* The ranks the Flight Recorder dumps show behind: in a group whose
+ * collective never completed everywhere, those that never called it, and
+ * those behind on what they completed. */
+static void flag_fr(const model *m, rows *w)
+{
+	const frmatch_report *fr = m->fr;
+	if (!fr)
+		return;
+	for (size_t gi = 0; gi < fr->npgs; gi++) {
+		const frm_pg *g = &fr->pgs[gi];
+		if (!g->stuck)
+			continue;
+		for (size_t i = 0; i < w->nr; i++) {
+			rrank *r = &w->r[i];
+			if (r->rank < 0 || r->why == STOP_FR)
+				continue;
+			bool behind = false;
+			for (size_t k = 0; k < g->nmissing && !behind; k++)
+				behind = g->missing[k] == r->rank;
+			for (size_t k = 0; k < g->nbehind && !behind; k++)
+				behind = g->behind[k] == r->rank;
+			if (!behind)
+				continue;
+			/* the dumps say more than a guess from the logs */
+			if (!(r->flags & RF_STOPPED) || r->why == STOP_LATE || r->why == STOP_FEWER ||
+			    r->why == STOP_NO_REPORT || r->why == STOP_FINDING) {
+				r->flags |= RF_STOPPED;
+				r->why = STOP_FR;
+				r->fr_pg = (int)gi;
+			}
+		}
+	}
 }
 
 void rows_build(rows *w, const model *m)
@@ -187,7 +226,7 @@ void rows_build(rows *w, const model *m)
 		}
 		rrank *r = &w->r[w->nr++];
 		*r = (rrank){ .proc = k[i].proc, .rank = model_proc_rank(m, k[i].proc), .group = (int)w->ng - 1,
-			      .sev = -1, .last_file = -1 };
+			      .fr_pg = -1, .why_finding = -1, .sev = -1, .last_file = -1 };
 		if (p->warned)
 			r->flags |= RF_WARN;
 		if (p->aborted)
@@ -213,7 +252,9 @@ void rows_build(rows *w, const model *m)
 		}
 	}
 	free(k);
+	w->m = m;
 	flag_stopped(m, w);
+	flag_fr(m, w);
 	flag_findings(m, w);
 	for (size_t i = 0; i < w->nr; i++) {
 		rgroup *g = &w->g[w->r[i].group];
@@ -233,11 +274,15 @@ void rows_build(rows *w, const model *m)
 	intset_free(&collapsed);
 }
 
-bool rows_pass(const rows *w, size_t i, int min_sev)
+bool rows_pass(const rows *w, size_t i, const filterset *flt)
 {
+	const rrank *r = &w->r[i];
+	if (filter_scoped(flt) && !filter_proc(flt, w->m, r->proc, r->rank))
+		return false;
 	/* by what the rank itself did: a job-wide finding names every rank
 	 * and would filter nothing out */
-	unsigned f = w->r[i].flags;
+	unsigned f = r->flags;
+	int min_sev = flt->min_sev;
 	if (min_sev <= SEV_INFO)
 		return true;
 	if (f & (RF_STOPPED | RF_ERROR | RF_TIMEOUT | RF_ABORT))
@@ -245,14 +290,14 @@ bool rows_pass(const rows *w, size_t i, int min_sev)
 	return min_sev == SEV_WARNING && (f & (RF_NOINIT | RF_WARN));
 }
 
-void rows_layout(rows *w, int min_sev)
+void rows_layout(rows *w, const filterset *flt)
 {
 	w->nvis = 0;
 	for (size_t gi = 0; gi < w->ng; gi++) {
 		const rgroup *g = &w->g[gi];
 		size_t pass = 0;
 		for (size_t i = g->first; i < g->first + g->n; i++)
-			pass += rows_pass(w, i, min_sev);
+			pass += rows_pass(w, i, flt);
 		if (!pass)
 			continue;
 		grow(&w->vis, &w->viscap, w->nvis, sizeof *w->vis);
@@ -260,21 +305,21 @@ void rows_layout(rows *w, int min_sev)
 		if (g->collapsed)
 			continue;
 		for (size_t i = g->first; i < g->first + g->n; i++)
-			if (rows_pass(w, i, min_sev)) {
+			if (rows_pass(w, i, flt)) {
 				grow(&w->vis, &w->viscap, w->nvis, sizeof *w->vis);
 				w->vis[w->nvis++] = (rrow){ false, i };
 			}
 	}
 }
 
-long rows_reveal(rows *w, size_t i, int min_sev)
+long rows_reveal(rows *w, size_t i, const filterset *flt)
 {
-	if (!rows_pass(w, i, min_sev))
+	if (!rows_pass(w, i, flt))
 		return -1;
 	rgroup *g = &w->g[w->r[i].group];
 	if (g->collapsed) {
 		g->collapsed = false;
-		rows_layout(w, min_sev);
+		rows_layout(w, flt);
 	}
 	for (size_t v = 0; v < w->nvis; v++)
 		if (!w->vis[v].group && w->vis[v].idx == i)

@@ -13,12 +13,27 @@ typedef struct cols {
 	int rank, dev, bar, barw, phase, phasew, last, lastw;
 } cols;
 
-static cols layout(int W)
+/* The rank column is as wide as its widest label: "r1023", "pid2566123". */
+static int label_width(const view *v)
+{
+	int w = 7;
+	for (size_t i = 0; i < v->rw.nr; i++) {
+		const rrank *r = &v->rw.r[i];
+		char buf[32];
+		int n = r->rank >= 0 ? snprintf(buf, sizeof buf, "r%d", r->rank)
+				     : snprintf(buf, sizeof buf, "pid%ld", v->m->procs[r->proc].pid);
+		if (n + 1 > w)
+			w = n + 1;
+	}
+	return w;
+}
+
+static cols layout(int W, int labelw)
 {
 	cols c;
 	c.rank = 3;
-	c.dev = 10;
-	c.bar = 15;
+	c.dev = c.rank + labelw;
+	c.bar = c.dev + 5;
 	c.barw = W / 5;
 	if (c.barw < 16)
 		c.barw = 16;
@@ -149,8 +164,8 @@ static void bar(view *v, const cols *c, int y, const rrank *r, int base)
 
 static bool hilited(const view *v, const rrank *r)
 {
-	const finding *f = view_finding(v);
-	return f && (v->focus != PANE_TIMELINE) && intset_has(&f->procs, r->proc);
+	const finding *f = view_marking(v);
+	return f && intset_has(&f->procs, r->proc);
 }
 
 static char marker(unsigned flags)
@@ -175,7 +190,7 @@ static void rank_row(view *v, const cols *c, int y, size_t i, bool cur)
 		snprintf(buf, sizeof buf, "r%d", r->rank);
 	else
 		snprintf(buf, sizeof buf, "pid%ld", p->pid);
-	term_put(t, y, c->rank, 7, buf, (hl ? term_attr(t, RL_HILITE) : (int)A_BOLD) | base);
+	term_put(t, y, c->rank, c->dev - c->rank - 1, buf, (hl ? term_attr(t, RL_HILITE) : (int)A_BOLD) | base);
 	if (p->dev >= 0) {
 		snprintf(buf, sizeof buf, "[%d]", p->dev);
 		term_put(t, y, c->dev, 4, buf, base);
@@ -194,7 +209,7 @@ static void rank_row(view *v, const cols *c, int y, size_t i, bool cur)
 	if (r->flags & RF_STOPPED)
 		sb_adds(&b, r->why == STOP_SILENT ? "silent: " : "stopped: ");
 	view_last_line(v, i, &b);
-	term_put(t, y, c->last, c->lastw, b.p, (r->flags & RF_STOPPED ? A_BOLD : 0) | base);
+	term_put_from(t, y, c->last, c->lastw, v->hscroll, b.p, (r->flags & RF_STOPPED ? A_BOLD : 0) | base);
 	sb_free(&b);
 }
 
@@ -242,8 +257,8 @@ static void group_row(view *v, const cols *c, int y, size_t gi, bool cur)
 	if (nwarn)
 		sb_printf(&b, "  %zu warned", nwarn);
 	size_t nhl = 0;
-	const finding *f = view_finding(v);
-	if (f && v->focus != PANE_TIMELINE)
+	const finding *f = view_marking(v);
+	if (f)
 		for (size_t i = g->first; i < g->first + g->n; i++)
 			nhl += intset_has(&f->procs, v->rw.r[i].proc);
 	if (nhl)
@@ -255,7 +270,7 @@ static void group_row(view *v, const cols *c, int y, size_t gi, bool cur)
 
 void timeline_draw(view *v)
 {
-	cols c = layout(v->W);
+	cols c = layout(v->W, label_width(v));
 	axis(v, &c);
 	long page = timeline_page(v), n = (long)v->rw.nvis;
 	if (v->tl_cur >= n)
@@ -280,8 +295,10 @@ void timeline_draw(view *v)
 		if (row >= n) {
 			term_blank(y, 0, v->W, A_NORMAL);
 			if (n == 0 && k == 0)
-				term_put(v->t, y, 2, v->W - 2, v->filter >= 0 ? "no rank matches the filter (f)"
-									     : "no rank seen in these logs", A_DIM);
+				term_put(v->t, y, 2, v->W - 2,
+					 v->flt.min_sev >= 0 || filter_scoped(&v->flt) ? "no rank passes the filter (f, or \\ then Enter)"
+					 : v->m->fr ? "no rank seen in the logs: the Flight Recorder findings are below"
+						    : "no rank seen in these logs", A_DIM);
 			continue;
 		}
 		const rrow *rr = &v->rw.vis[row];
