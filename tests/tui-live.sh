@@ -68,6 +68,10 @@ has 'init-incomplete\]' "stage 3: the checks of analyze ran at the end"
 has '^ ! r2 ' "stage 3: rank 2 still stands out"
 wait_for '^ ~ r3 .* [1-9][0-9]*s Channel' "stage 3: the clocks go on"
 keys q
+# the report of what was read stays on the terminal
+wait_for '^[0-9]+ errors?, [0-9]+ warnings?, [0-9]+ info$' "q: the report is printed"
+has '^  help: ' "q: the report has the findings' hints"
+has 'error\[socket-iface-virtual\]' "q: and their ids"
 sane "q after the end"
 status_is 1 "error findings"
 
@@ -84,6 +88,7 @@ status_is 1 "q before the end"
 run "(cat $tmp/part1; while sleep 0.2; do echo; done) | sh -c 'echo \$\$ >$tmp/pid; exec $bin live'"
 wait_for 'r3 +\[' "input for SIGINT"
 kill -INT "$(cat "$tmp/pid")"
+wait_for '^[0-9]+ errors?, [0-9]+ warnings?, [0-9]+ info$' "SIGINT: the report is printed"
 sane "SIGINT"
 status_is 130 "SIGINT"
 
@@ -107,9 +112,35 @@ wait_for 'job\.log +line [0-9]+ of [0-9]+' "follow: Enter opens the raw lines of
 has '^> +[0-9]+ node-b:203:203 .*Init START' "follow: the rank's last line is marked"
 keys Escape
 wait_for '^ Rank( |$)' "follow: Esc goes back"
+# truncated and written again: said, and its lines cited by their generation
+printf 'node-a:200:200 [0] include/alloc.h:48 NCCL WARN Cuda failure '"'"'out of memory'"'"'\n' >"$tmp/job.log"
+wait_for 'job\.log was truncated: reading it again from its start' "follow: the truncation is announced"
+wait_for 'cuda-oom\]' "follow: the finding of its new lines"
+keys Tab g
+# live, findings come in the order they fired: step to it
+for _ in 1 2 3 4 5; do snap; lib_shows '^ error\[cuda-oom\]' && break; keys j; sleep 0.2; done
+wait_for '^ error\[cuda-oom\]' "follow: the finding's detail"
+has 'job\.log \(generation 2\):1: node-a:200:200 .*Cuda failure' "follow: its evidence names the generation"
+keys Enter
+wait_for 'job\.log \(generation 2\) +line 1 of 1' "follow: Enter opens the new generation's lines"
+has '^> +1 node-a:200:200 .*out of memory' "follow: read back from the file"
+keys Escape
 keys q
 sane "follow"
 status_is 1 "follow"
+
+# --- --exec on a terminal: the hook runs, its output stays off the screen
+printf '#!/bin/sh\ncat >"$0.$NCCLOG_FINDING_ID.json"\necho HOOK-OUTPUT\n' >"$tmp/hook.sh"
+chmod +x "$tmp/hook.sh"
+run "$bin live --exec $tmp/hook.sh <$tmp/part1"
+wait_for 'socket-iface-virtual\]' "exec: the viewer"
+end=$((SECONDS + ${LIB_WAIT:-60}))
+until [ -s "$tmp/hook.sh.socket-iface-virtual.json" ] || [ "$SECONDS" -ge "$end" ]; do sleep 0.1; done
+check "$(grep -o '"id":"socket-iface-virtual"' "$tmp/hook.sh.socket-iface-virtual.json" 2>/dev/null)" "exec: the hook got the finding"
+lacks 'HOOK-OUTPUT' "exec: its output is not drawn over the viewer"
+keys q
+sane "exec"
+status_is 1 "exec"
 
 # --- --no-tui on a terminal prints the findings
 run "$bin live --no-tui <$tmp/part1 | tail -n 3"
