@@ -227,6 +227,18 @@ layout_ok "80x24 stuck"
 keys C-c
 sane "SIGINT"
 
+# --- the README's screen is the viewer's own, at 100x30
+session 100 30
+view "$stuck"
+wait_for '^ ! r6 ' "README screen"
+awk '/rank 6 stopped before the others:/ { on = 1; next } on && /^```$/ { if (++n == 2) exit; next } on && n == 1' \
+	"$root/README.md" >"$tmp/readme-screen"
+nl=$(wc -l <"$tmp/readme-screen")
+check "$([ "$nl" -gt 10 ] && echo y)" "the README has a screen of the viewer ($nl lines)"
+if head -n "$nl" "$tmp/screen" | diff - "$tmp/readme-screen" >"$tmp/diff"; then ok; else fail "the README's screen differs from the viewer's: $(cat "$tmp/diff")"; fi
+keys q
+sane "README screen"
+
 # --- ASCII under LANG=C, no colour with NO_COLOR / --color never
 session 100 30 C
 keys "export NO_COLOR=1" Enter
