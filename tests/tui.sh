@@ -346,8 +346,12 @@ has 'in default_pg #315 \(all_reduce.*\): missing, it never called it: BEHIND' "
 keys q
 sane "fr"
 keys "clear; $bin view $tmp/fr/*" Enter
-wait_for 'no rank seen in the logs: the Flight Recorder findings are below' "dumps alone: no rank rows"
+wait_for '64 ranks from dumps alone' "dumps alone: a row per rank of the dumps"
+has '^ ! r37 +no log +stopped: Flight Recorder: last all_reduce #314 completed' "rank 37 is marked, with its last entry"
+has '^   r36 +no log +Flight Recorder: waiting in all_reduce #315 \(scheduled\)' "the others wait in #315"
 has 'collective-desync\] rank 37: never joined' "and the finding names rank 37"
+has '^ rank 37: no log of it was given' "its detail comes from its dump"
+has 'its last [0-9]+ entries, newest first' "with its entries"
 keys q
 sane "fr alone"
 

@@ -37,8 +37,13 @@ void panes_header(view *v)
 	model_jobinfo(m, &j);
 	strbuf b = { 0 }, raw = { 0 };
 	sb_adds(&raw, v->live ? " ncclog live  " : " ncclog view  ");
+	size_t fr_only = 0;
+	for (size_t i = 0; i < v->rw.nr; i++)
+		fr_only += v->rw.r[i].proc < 0;
 	if (j.nranks)
 		sb_printf(&raw, "%d/%d ranks", j.ranks_seen, j.nranks);
+	else if (fr_only && fr_only == v->rw.nr)
+		sb_printf(&raw, "%zu rank%s from dumps alone", fr_only, fr_only == 1 ? "" : "s");
 	else
 		sb_printf(&raw, "%zu process%s", v->rw.nr, v->rw.nr == 1 ? "" : "es");
 	sb_printf(&raw, "  %zu host%s", j.hosts.n, j.hosts.n == 1 ? "" : "s");
@@ -291,8 +296,17 @@ static void rank_text(view *v, strbuf *b)
 	}
 	const model *m = v->m;
 	const rrank *r = &v->rw.r[ri];
-	const proc *p = &m->procs[r->proc];
+	const proc *p = rows_proc(&v->rw, r);
 	strbuf raw = { 0 };
+	if (r->proc < 0) {
+		sb_printf(&raw, "rank %d: no log of it was given; what its Flight Recorder dump says:\n", r->rank);
+		if (r->flags & RF_STOPPED)
+			sb_adds(&raw, "status: STOPPED EARLY (the Flight Recorder dumps show it behind the other ranks)\n");
+		fr_text(m, r, &raw);
+		escape_lines(v->t, b, &raw);
+		sb_free(&raw);
+		return;
+	}
 	if (r->rank >= 0)
 		sb_printf(&raw, "rank %d", r->rank);
 	if (p->nranks > 0)

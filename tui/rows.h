@@ -20,8 +20,12 @@ enum rank_flag {
 /* Why a rank counts as stopped early (the first reason found). */
 enum stop_why { STOP_NONE, STOP_LATE, STOP_PHASE, STOP_FEWER, STOP_NO_REPORT, STOP_FINDING, STOP_SILENT, STOP_FR };
 
+/* The host key of the group of ranks known only from their Flight
+ * Recorder dumps (no log of theirs was given). */
+#define ROWS_FR_ONLY (-2)
+
 typedef struct rrank {
-	int proc;
+	int proc;              /* -1: a rank known only from its Flight Recorder dump */
 	int rank;              /* -1 unknown */
 	int fr_pg;             /* STOP_FR: the process group (m->fr) it is behind in */
 	int why_finding;       /* STOP_FINDING: the finding that names it behind */
@@ -51,6 +55,7 @@ typedef struct rrow {
 
 typedef struct rows {
 	const model *m;
+	proc ghost;            /* the facts of a rank without a process: none */
 	rrank *r;
 	size_t nr;
 	rgroup *g;
@@ -75,5 +80,7 @@ bool rows_pass(const rows *w, size_t i, const filterset *f);
  * filter hides it. */
 long rows_reveal(rows *w, size_t i, const filterset *f);
 void rows_free(rows *w);
+/* The process of rank row r (nothing known for a rank without one). */
+const proc *rows_proc(const rows *w, const rrank *r);
 
 #endif

@@ -21,7 +21,7 @@ static int label_width(const view *v)
 		const rrank *r = &v->rw.r[i];
 		char buf[32];
 		int n = r->rank >= 0 ? snprintf(buf, sizeof buf, "r%d", r->rank)
-				     : snprintf(buf, sizeof buf, "pid%ld", v->m->procs[r->proc].pid);
+				     : snprintf(buf, sizeof buf, "pid%ld", rows_proc(&v->rw, r)->pid);
 		if (n + 1 > w)
 			w = n + 1;
 	}
@@ -122,7 +122,7 @@ static int cell_of(const rows *w, double tm, int n)
 static void bar(view *v, const cols *c, int y, const rrank *r, int base)
 {
 	const term *t = v->t;
-	const proc *p = &v->m->procs[r->proc];
+	const proc *p = rows_proc(&v->rw, r);
 	int done = r->flags & RF_STOPPED ? term_attr(t, RL_ERROR)
 		   : r->flags & RF_NOINIT ? term_attr(t, RL_WARNING) : term_attr(t, RL_OK);
 	done |= base;
@@ -177,7 +177,7 @@ static void rank_row(view *v, const cols *c, int y, size_t i, bool cur)
 {
 	const term *t = v->t;
 	const rrank *r = &v->rw.r[i];
-	const proc *p = &v->m->procs[r->proc];
+	const proc *p = rows_proc(&v->rw, r);
 	int base = cur ? (v->focus == PANE_TIMELINE ? A_REVERSE : A_BOLD) : A_NORMAL;
 	bool hl = hilited(v, r);
 	term_blank(y, 0, v->W, base);
@@ -195,9 +195,14 @@ static void rank_row(view *v, const cols *c, int y, size_t i, bool cur)
 		snprintf(buf, sizeof buf, "[%d]", p->dev);
 		term_put(t, y, c->dev, 4, buf, base);
 	}
-	bar(v, c, y, r, base);
 	int pa = (r->flags & RF_STOPPED ? term_attr(t, RL_ERROR) : r->flags & RF_NOINIT ? term_attr(t, RL_WARNING) : 0);
-	term_put(t, y, c->phase, c->phasew - 1, short_phase(p->phase, c->phasew > 12), pa | base);
+	if (r->proc >= 0) {
+		bar(v, c, y, r, base);
+		term_put(t, y, c->phase, c->phasew - 1, short_phase(p->phase, c->phasew > 12), pa | base);
+	} else {
+		/* no log of it: where it is comes from its dump alone */
+		term_put(t, y, c->phase, c->phasew - 1, "no log", pa | base);
+	}
 	strbuf b = { 0 };
 	if (v->live) {
 		/* how long ago it was last heard from */
@@ -224,7 +229,8 @@ static void group_row(view *v, const cols *c, int y, size_t gi, bool cur)
 	int x = c->rank - 1;
 	x += term_put(t, y, x, 2, term_glyph(t, g->collapsed ? G_CLOSED : G_OPEN), base);
 	strbuf b = { 0 };
-	const char *host = g->host >= 0 ? intern_str(&v->m->str, g->host) : "(no host)";
+	const char *host = g->host >= 0 ? intern_str(&v->m->str, g->host)
+			   : g->host == ROWS_FR_ONLY ? "(Flight Recorder only)" : "(no host)";
 	term_escape(t, &b, slice_from(host));
 	x += 1 + term_put(t, y, x + 1, v->W - x - 1, b.p, A_BOLD | base);
 	sb_clear(&b);

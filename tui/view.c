@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/frmatch.h"
 #include "../parser/record.h"
 #include "../report/report.h"
 
@@ -151,7 +152,7 @@ static bool own_line(slice raw)
 static void settle_last(view *v, rrank *r)
 {
 	r->last_checked = true;
-	const proc *p = &v->m->procs[r->proc];
+	const proc *p = rows_proc(&v->rw, r);
 	unsigned n = p->nrecent < PROC_RECENT ? p->nrecent : PROC_RECENT;
 	if (!r->last_known || n < 2)
 		return;
@@ -175,9 +176,32 @@ static void settle_last(view *v, rrank *r)
 	sb_free(&raw);
 }
 
+/* A rank without a log: what its dump says it did last. */
+static void fr_last(const view *v, const rrank *r, strbuf *b)
+{
+	const frm_rank *k = v->m->fr && r->rank >= 0 ? frm_report_rank(v->m->fr, r->rank) : NULL;
+	strbuf raw = { 0 };
+	if (!k || !k->has_dump)
+		sb_adds(&raw, "no log and no Flight Recorder dump of this rank");
+	else if (k->has_pending)
+		sb_printf(&raw, "Flight Recorder: waiting in %s #%lld (%s)", k->pending.sig.op,
+			  (long long)k->pending.seq, fr_state_name(k->pending.state));
+	else if (k->nlast)
+		sb_printf(&raw, "Flight Recorder: last %s #%lld %s", k->last[k->nlast - 1].sig.op,
+			  (long long)k->last[k->nlast - 1].seq, fr_state_name(k->last[k->nlast - 1].state));
+	else
+		sb_adds(&raw, "Flight Recorder: no entry");
+	term_escape(v->t, b, (slice){ raw.p, raw.n });
+	sb_free(&raw);
+}
+
 void view_last_line(view *v, size_t i, strbuf *b)
 {
 	rrank *r = &v->rw.r[i];
+	if (r->proc < 0) {
+		fr_last(v, r, b);
+		return;
+	}
 	if (!r->last_checked)
 		settle_last(v, r);
 	if (r->last_file < 0 || (size_t)r->last_file >= v->m->nin)
@@ -185,7 +209,7 @@ void view_last_line(view *v, size_t i, strbuf *b)
 	if (!view_kept(v, r->last_file)) {
 		/* the latest line the model kept a copy of */
 		const evref *c[VIEW_COPIES];
-		size_t n = view_copies(&v->m->procs[r->proc], c);
+		size_t n = view_copies(rows_proc(&v->rw, r), c);
 		if (n) {
 			record rec;
 			slice s = slice_from(c[n - 1]->text);
@@ -269,7 +293,7 @@ long view_line_rank(view *v, int file, uint64_t line)
 	sb_free(&raw);
 	long one = -1;
 	for (size_t i = 0; i < v->rw.nr; i++) {
-		const proc *p = &m->procs[v->rw.r[i].proc];
+		const proc *p = rows_proc(&v->rw, &v->rw.r[i]);
 		if (pi >= 0 && v->rw.r[i].proc == pi)
 			return (long)i;
 		/* a file of one process (one log per rank) */
