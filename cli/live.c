@@ -566,6 +566,17 @@ static bool want_screen(bool no_tui, bool json, char **paths, size_t n)
 	return !(reads_stdin && isatty(STDIN_FILENO));
 }
 
+/* "0.5", "30": seconds, more than 0 and at most a day. */
+static bool seconds(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || *end || !(v > 0) || v > 86400)
+		return false;
+	*out = v;
+	return true;
+}
+
 int cmd_live(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -612,32 +623,24 @@ int cmd_live(int argc, char **argv)
 		case 'r':
 			extra[nextra++] = optarg;
 			break;
-		case 's': {
-			char *end;
-			settle = strtod(optarg, &end);
-			if (*end || settle <= 0 || settle > 86400) {
-				cli_error("live: --settle takes seconds, more than 0");
-				free(extra);
-				return 2;
-			}
-			break;
-		}
+		case 's':
+			if (seconds(optarg, &settle))
+				break;
+			cli_error("live: --settle takes seconds, more than 0");
+			free(extra);
+			return 2;
 		case 'T':
 			no_tui = true;
 			break;
 		case 'x':
 			exec = optarg;
 			break;
-		case 'X': {
-			char *end;
-			exec_timeout = strtod(optarg, &end);
-			if (*end || exec_timeout <= 0 || exec_timeout > 86400) {
-				cli_error("live: --exec-timeout takes seconds, more than 0");
-				free(extra);
-				return 2;
-			}
-			break;
-		}
+		case 'X':
+			if (seconds(optarg, &exec_timeout))
+				break;
+			cli_error("live: --exec-timeout takes seconds, more than 0");
+			free(extra);
+			return 2;
 		case 'h':
 			fputs(usage, stdout);
 			free(extra);

@@ -246,6 +246,10 @@ r = subprocess.run([BIN, "live", "--no-tui", "--format", "json", "--exec-timeout
 check(b"sleep stopped after 0.5 s (--exec-timeout)" in r.stderr and time.monotonic() - t0 < 100,
       f"--exec: a command past its timeout is stopped: {r.stderr[:200]}")
 check(json.loads(r.stdout.splitlines()[-1])["exec"]["failed"] == len(ran), "--exec: the stopped runs are counted")
+for bad in (["--exec-timeout", "0"], ["--exec-timeout", "x"], ["--settle", "nan"]):
+    r = subprocess.run([BIN, "live", *bad], input=b"", capture_output=True)
+    check(r.returncode == 2 and r.stderr.count(b"\n") == 1 and b"takes seconds" in r.stderr,
+          f"{bad}: one line and exit 2: {r.returncode} {r.stderr}")
 r = subprocess.run([BIN, "live", "--exec", "'open"], input=b"", capture_output=True)
 check(r.returncode == 2 and b"--exec: the single quote is not closed" in r.stderr, f"--exec: bad quoting: {r.stderr}")
 
