@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 #include "../model/causes.h"
+#include "../tui/keys.h"
+#include "../util/escape.h"
+#include "hook.h"
 #include "../tui/view.h"
 #include "commands.h"
 #include "../ingest/follow.h"
@@ -23,14 +26,25 @@
 static const char usage[] =
 	"usage: ncclog live [OPTIONS] [FILE...]\n"
 	"Diagnoses a running job from its logs as they arrive: standard input (tail -f train.log |\n"
-	"ncclog live) or files. Findings are printed the moment their evidence arrives.\n"
+	"ncclog live) or files. Findings are printed the moment their evidence arrives; on a\n"
+	"terminal the viewer shows them, and the report is printed when it quits (q or Ctrl-C).\n"
 	"\n"
 	"  -F, --follow         follow the files like tail -F (growth, truncation, rotation,\n"
-	"                       files that appear later) instead of reading them to their end\n"
-	"  -f, --format FMT     text (default) or json (one object per line)\n"
+	"                       files that appear later) instead of reading them to their end;\n"
+	"                       each truncation or rotation is announced, and the lines after it\n"
+	"                       are cited as \"FILE (generation N)\"\n"
+	"  -f, --format FMT     text (default) or json (one object per line, then an \"end\" event\n"
+	"                       with the totals and the exit status)\n"
 	"      --color WHEN     auto (default), always or never; NO_COLOR is honoured\n"
 	"      --rules PATH     extra rule file or directory (repeatable)\n"
-	"      --settle SECS    quiet time after which a missing or stuck rank counts (default 10)\n"
+	"      --settle SECS    quiet time after which a missing, stuck or silent rank counts\n"
+	"                       (default 10)\n"
+	"      --exec CMD       run CMD once per new error finding, the finding as JSON on its\n"
+	"                       standard input and its id in NCCLOG_FINDING_ID; CMD is split into\n"
+	"                       words (quotes work, nothing is expanded) and runs without a shell\n"
+	"                       unless it names one. At most 4 run at once; a failure is reported\n"
+	"                       on stderr and changes nothing else\n"
+	"      --exec-timeout SECS  stop a run of CMD after SECS (default 30)\n"
 	"      --no-tui         print findings even on a terminal\n"
 	"  -h, --help           this help\n"
 	"\n"
@@ -56,13 +70,16 @@ typedef struct shown {
 	char *id, *key;
 	size_t nprocs;
 	enum severity sev;
+	bool fired;            /* --exec ran for it */
 } shown;
 
 typedef struct printer {
 	shown *v;
 	size_t n, cap;
 	bool json, color;
-	FILE *out;
+	FILE *out;             /* NULL: only keep track (the viewer shows them) */
+	hooks *hk;             /* --exec, or NULL */
+	strbuf hookerr;        /* its failures, not yet said */
 } printer;
 
 static shown *shown_find(printer *pr, const finding *f)
@@ -75,6 +92,8 @@ static shown *shown_find(printer *pr, const finding *f)
 
 static void print_event(printer *pr, const model *m, const finding *f, const char *event)
 {
+	if (!pr->out)
+		return;
 	if (pr->json) {
 		cJSON *o = report_finding_json(m, f);
 		cJSON_AddStringToObject(o, "event", event);
@@ -93,6 +112,23 @@ static void print_event(printer *pr, const model *m, const finding *f, const cha
 	}
 }
 
+/* --exec: once per finding, when it is (or becomes) an error. */
+static void fire(printer *pr, const model *m, const finding *f, shown *s)
+{
+	if (!pr->hk || s->fired || f->severity != SEV_ERROR)
+		return;
+	s->fired = true;
+	cJSON *o = report_finding_json(m, f);
+	cJSON_AddStringToObject(o, "event", "finding");
+	char *t = cJSON_PrintUnformatted(o);
+	strbuf what = { 0 };
+	sb_printf(&what, "%s[%s]", severity_name(f->severity), f->id);
+	hooks_fire(pr->hk, f->id, what.p, t);
+	sb_free(&what);
+	free(t);
+	cJSON_Delete(o);
+}
+
 /* Prints the findings that are new or grew since the last call. */
 static void print_news(printer *pr, const model *m)
 {
@@ -102,15 +138,30 @@ static void print_news(printer *pr, const model *m)
 		if (!s) {
 			grow(&pr->v, &pr->cap, pr->n, sizeof *pr->v);
 			s = &pr->v[pr->n++];
-			*s = (shown){ xstrdup(f->id), xstrdup(f->key), f->procs.n, f->severity };
+			*s = (shown){ xstrdup(f->id), xstrdup(f->key), f->procs.n, f->severity, false };
 			print_event(pr, m, f, "finding");
 		} else if (f->procs.n > s->nprocs || f->severity > s->sev) {
 			s->nprocs = f->procs.n;
 			s->sev = f->severity;
 			print_event(pr, m, f, "update");
 		}
+		fire(pr, m, f, s);
 	}
-	fflush(pr->out);
+	if (pr->hk)
+		hooks_poll(pr->hk, &pr->hookerr);
+	if (pr->out)
+		fflush(pr->out);
+}
+
+/* Says what --exec reported, on stderr (never on the findings' stream). */
+static void say_hook_errors(printer *pr)
+{
+	for (const char *l = pr->hookerr.p; l && *l;) {
+		size_t n = strcspn(l, "\n");
+		cli_error("%.*s", (int)n, l);
+		l += n + (l[n] == '\n');
+	}
+	sb_clear(&pr->hookerr);
 }
 
 static void printer_free(printer *pr)
@@ -120,6 +171,111 @@ static void printer_free(printer *pr)
 		free(pr->v[i].key);
 	}
 	free(pr->v);
+	sb_free(&pr->hookerr);
+}
+
+/* A followed file was truncated, rotated or appeared: said as it happens,
+ * with the name its new lines are cited by. */
+static void notice_text(const model *m, const follow_notice *n, strbuf *b)
+{
+	const char *name = n->file >= 0 && (size_t)n->file < m->nin ? m->in[n->file].name : n->path;
+	if (n->what == FOLLOW_TRUNCATED)
+		sb_printf(b, "%s was truncated: reading it again from its start", n->path);
+	else if (n->what == FOLLOW_ROTATED)
+		sb_printf(b, "%s was rotated (replaced): reading the new file from its start", n->path);
+	else
+		sb_printf(b, "%s appeared: reading it", n->path);
+	if (n->generation > 1)
+		sb_printf(b, "; its lines are cited as \"%s\"", name);
+}
+
+static void print_notices(printer *pr, follower *fl, const model *m)
+{
+	size_t n;
+	const follow_notice *v = follower_notices(fl, &n);
+	for (size_t i = 0; i < n && pr->out; i++) {
+		strbuf b = { 0 };
+		notice_text(m, &v[i], &b);
+		if (pr->json) {
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "event", "notice");
+			cJSON_AddStringToObject(o, "what", follow_what_name(v[i].what));
+			strbuf e = { 0 };
+			escape_utf8(&e, slice_from(v[i].path));
+			cJSON_AddStringToObject(o, "file", e.p ? e.p : "");
+			sb_clear(&e);
+			escape_utf8(&e, slice_from(m->in[v[i].file].name));
+			cJSON_AddStringToObject(o, "input", e.p ? e.p : "");
+			sb_free(&e);
+			cJSON_AddNumberToObject(o, "generation", v[i].generation);
+			sb_clear(&e);
+			escape_utf8(&e, (slice){ b.p, b.n });
+			cJSON_AddStringToObject(o, "message", e.p ? e.p : "");
+			sb_free(&e);
+			char *t = cJSON_PrintUnformatted(o);
+			fprintf(pr->out, "%s\n", t);
+			free(t);
+			cJSON_Delete(o);
+		} else {
+			strbuf e = { 0 };
+			escape_text(&e, (slice){ b.p, b.n });
+			fprintf(pr->out, "notice: %s\n\n", e.p);
+			sb_free(&e);
+		}
+		sb_free(&b);
+	}
+	if (pr->out && n)
+		fflush(pr->out);
+}
+
+/* The last line of JSON output: the totals and the exit status. */
+static void print_end(printer *pr, const model *m, int status, bool interrupted_)
+{
+	size_t cnt[3] = { 0 };
+	for (size_t i = 0; i < m->fs.n; i++)
+		cnt[m->fs.v[i].severity]++;
+	jobinfo j;
+	model_jobinfo(m, &j);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "event", "end");
+	cJSON_AddNumberToObject(o, "status", status);
+	cJSON_AddBoolToObject(o, "interrupted", interrupted_);
+	cJSON_AddNumberToObject(o, "findings", (double)m->fs.n);
+	cJSON_AddNumberToObject(o, "errors", (double)cnt[SEV_ERROR]);
+	cJSON_AddNumberToObject(o, "warnings", (double)cnt[SEV_WARNING]);
+	cJSON_AddNumberToObject(o, "info", (double)cnt[SEV_INFO]);
+	cJSON_AddNumberToObject(o, "nranks", j.nranks);
+	cJSON_AddNumberToObject(o, "ranks_seen", j.ranks_seen);
+	cJSON_AddNumberToObject(o, "hosts", (double)j.hosts.n);
+	uint64_t lines = 0, bytes = 0;
+	for (size_t i = 0; i < m->nin; i++) {
+		lines += m->in[i].lines;
+		bytes += m->in[i].bytes;
+	}
+	cJSON_AddNumberToObject(o, "inputs", (double)m->nin);
+	cJSON_AddNumberToObject(o, "lines", (double)lines);
+	cJSON_AddNumberToObject(o, "bytes", (double)bytes);
+	if (pr->hk) {
+		size_t run, failed, dropped;
+		hooks_counts(pr->hk, &run, &failed, &dropped);
+		cJSON *h = cJSON_AddObjectToObject(o, "exec");
+		cJSON_AddNumberToObject(h, "run", (double)run);
+		cJSON_AddNumberToObject(h, "failed", (double)failed);
+		cJSON_AddNumberToObject(h, "dropped", (double)dropped);
+	}
+	char *t = cJSON_PrintUnformatted(o);
+	fprintf(pr->out, "%s\n", t);
+	free(t);
+	cJSON_Delete(o);
+	jobinfo_free(&j);
+}
+
+static int error_status(const model *m)
+{
+	for (size_t i = 0; i < m->fs.n; i++)
+		if (m->fs.v[i].severity == SEV_ERROR)
+			return 1;
+	return 0;
 }
 
 /* Checks are cheap but not free: at most this often while data flows. */
@@ -144,6 +300,7 @@ static int run_pipe(follower *fl, model *m, printer *pr, double settle)
 		m->now = now;
 		m->settle = settle;
 		dirty |= follower_step(fl, now, FLUSH_AFTER, &err);
+		print_notices(pr, fl, m);
 		if (err.n) {
 			fputs("ncclog: ", stderr);
 			fputs(err.p, stderr);
@@ -156,7 +313,10 @@ static int run_pipe(follower *fl, model *m, printer *pr, double settle)
 			print_news(pr, m);
 			last_check = now;
 			dirty = false;
+		} else if (pr->hk) {
+			hooks_poll(pr->hk, &pr->hookerr);
 		}
+		say_hook_errors(pr);
 	}
 	sb_free(&err);
 	return status;
@@ -168,32 +328,47 @@ static int run_pipe(follower *fl, model *m, printer *pr, double settle)
 typedef struct screen {
 	follower *fl;
 	model *m;
+	printer *pr;           /* keeps track of findings for --exec; prints nothing */
 	lineidx *idx;          /* one per input of the model */
 	size_t nidx, idxcap;
 	double last_check;
 	long shown_sec;        /* the clocks' second on screen */
 	bool dirty, ended;
 	strbuf err;            /* read errors, printed once the screen is gone */
+	strbuf hookerr;        /* --exec failures, printed then too */
 } screen;
 
-/* One index per input the follower added; an input named again (a file
- * rotated or truncated) makes the earlier one unreadable by offset. */
+/* The file the follower reads input f from: its name says which
+ * generation it is, the path is where it is read back. */
+static const char *input_path(const screen *sc, int f)
+{
+	for (size_t i = 0; i < sc->fl->n; i++)
+		if (sc->fl->v[i].open_pipeline && sc->fl->v[i].p.file == f)
+			return sc->fl->v[i].path;
+	/* a file read to its end at once: its first generation, named as is */
+	const char *name = sc->m->in[f].name;
+	return strcmp(name, "<stdin>") == 0 ? "-" : name;
+}
+
+/* One index per input the follower added; a later generation of a file
+ * (truncated, rotated) makes the earlier one unreadable by offset. */
 static void screen_inputs(view *v, screen *sc)
 {
 	const model *m = sc->m;
 	for (size_t f = sc->nidx; f < m->nin; f++) {
 		grow(&sc->idx, &sc->idxcap, sc->nidx, sizeof *sc->idx);
 		lineidx *x = &sc->idx[sc->nidx++];
-		if (strcmp(m->in[f].name, "<stdin>") == 0) {
-			*x = (lineidx){ .fd = -1 }; /* a pipe: lines are not kept */
+		const char *path = input_path(sc, (int)f);
+		if (!path || strcmp(path, "-") == 0) {
+			lineidx_init_none(x); /* a pipe: lines are not kept */
 			continue;
 		}
-		lineidx_init(x, m->in[f].name);
 		for (size_t k = 0; k < f; k++)
-			if (sc->idx[k].path && strcmp(m->in[k].name, m->in[f].name) == 0) {
+			if (lineidx_kept(&sc->idx[k]) && sc->idx[k].path && strcmp(sc->idx[k].path, path) == 0) {
 				lineidx_free(&sc->idx[k]);
-				sc->idx[k].path = NULL;
+				lineidx_init_none(&sc->idx[k]);
 			}
+		lineidx_init(x, path);
 	}
 	v->idx = sc->idx;
 }
@@ -211,10 +386,19 @@ static void screen_read(view *v, screen *sc)
 		/* a checkpoint, so that lines are found again without a scan from the top */
 		int f = sc->m->cur_file;
 		screen_inputs(v, sc);
-		if (got && f >= 0 && (size_t)f < sc->nidx && sc->idx[f].path)
+		if (got && f >= 0 && (size_t)f < sc->nidx && lineidx_kept(&sc->idx[f]))
 			lineidx_mark(&sc->idx[f], sc->m->cur_line, sc->m->cur_off);
 	} while (got && !follower_ended(sc->fl) && wall() - start < 0.05);
 	v->data_fd = follower_fd(sc->fl);
+	size_t n;
+	const follow_notice *nv = follower_notices(sc->fl, &n);
+	for (size_t i = 0; i < n; i++) {
+		strbuf b = { 0 };
+		notice_text(sc->m, &nv[i], &b);
+		view_status(v, "%s", b.p);
+		sb_free(&b);
+	}
+	screen_inputs(v, sc);
 	if (sc->err.n)
 		view_status(v, "%.*s", (int)strcspn(sc->err.p, "\n"), sc->err.p);
 }
@@ -231,6 +415,12 @@ static void screen_check(view *v, screen *sc, double now)
 	model_check(sc->m);
 	if (now == 0)
 		model_order(sc->m);
+	print_news(sc->pr, sc->m);
+	if (sc->pr->hookerr.n) {
+		view_status(v, "%.*s", (int)strcspn(sc->pr->hookerr.p, "\n"), sc->pr->hookerr.p);
+		sb_add(&sc->hookerr, sc->pr->hookerr.p, sc->pr->hookerr.n);
+		sb_clear(&sc->pr->hookerr);
+	}
 	view_refresh(v);
 	for (size_t i = 0; pi >= 0 && i < v->rw.nvis; i++)
 		if (!v->rw.vis[i].group && v->rw.r[v->rw.vis[i].idx].proc == pi)
@@ -269,6 +459,8 @@ static bool screen_tick(view *v, void *ctx)
 	screen *sc = ctx;
 	double now = wall();
 	bool redraw = false;
+	if (sc->pr->hk)
+		hooks_poll(sc->pr->hk, &sc->hookerr);
 	if (!sc->ended) {
 		screen_read(v, sc);
 		if (follower_ended(sc->fl)) {
@@ -304,10 +496,11 @@ static bool screen_open(term *t, enum color_mode cm)
 }
 
 /* Returns the exit status: analyze's, 130 on SIGINT, 2 when the terminal
- * went away or an input could not be read. */
-static int run_screen(follower *fl, model *m, term *t, double settle)
+ * went away or an input could not be read. When the viewer quits (q,
+ * Ctrl-C), the report of what was read is printed, as analyze prints it. */
+static int run_screen(follower *fl, model *m, term *t, printer *pr, double settle)
 {
-	screen sc = { .fl = fl, .m = m };
+	screen sc = { .fl = fl, .m = m, .pr = pr };
 	m->settle = settle;
 	m->now = wall();
 	view v;
@@ -318,8 +511,8 @@ static int run_screen(follower *fl, model *m, term *t, double settle)
 	v.on_data = screen_data;
 	v.on_tick = screen_tick;
 	v.data_ctx = &sc;
-	int rc = view_run(&v);
-	if (rc == 0 && !sc.ended)
+	int rc = keys_run(&v);
+	if (!sc.ended)
 		screen_end(&v, &sc);
 	view_free(&v);
 	term_close(t);
@@ -335,15 +528,27 @@ static int run_screen(follower *fl, model *m, term *t, double settle)
 		cli_error("live: the terminal failed or went away");
 		status = 2;
 	} else if (status == 0) {
-		for (size_t i = 0; i < m->fs.n; i++)
-			if (m->fs.v[i].severity == SEV_ERROR)
-				status = 1;
+		status = error_status(m);
+	}
+	if (rc >= 0 || term_interrupted()) {
+		/* what was on the screen stays: the report of what was read */
+		report_opts ro = { .format = FMT_TEXT, .color = pr->color, .version = NCCLOG_VERSION };
+		if (report_write(stdout, m, &ro) != 0)
+			status = status ? status : 2;
+		fflush(stdout);
+	}
+	if (pr->hk)
+		hooks_finish(pr->hk, &sc.hookerr);
+	for (const char *l = sc.hookerr.p; l && *l;) {
+		size_t n = strcspn(l, "\n");
+		cli_error("%.*s", (int)n, l);
+		l += n + (l[n] == '\n');
 	}
 	for (size_t i = 0; i < sc.nidx; i++)
-		if (sc.idx[i].path)
-			lineidx_free(&sc.idx[i]);
+		lineidx_free(&sc.idx[i]);
 	free(sc.idx);
 	sb_free(&sc.err);
+	sb_free(&sc.hookerr);
 	return status;
 }
 
@@ -359,6 +564,17 @@ static bool want_screen(bool no_tui, bool json, char **paths, size_t n)
 	return !(reads_stdin && isatty(STDIN_FILENO));
 }
 
+/* "0.5", "30": seconds, more than 0 and at most a day. */
+static bool seconds(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || *end || !(v > 0) || v > 86400)
+		return false;
+	*out = v;
+	return true;
+}
+
 int cmd_live(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -369,12 +585,15 @@ int cmd_live(int argc, char **argv)
 		{ "rules", required_argument, NULL, 'r' },
 		{ "settle", required_argument, NULL, 's' },
 		{ "no-tui", no_argument, NULL, 'T' },
+		{ "exec", required_argument, NULL, 'x' },
+		{ "exec-timeout", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool follow = false, json = false, no_tui = false;
 	enum color_mode cm = COLOR_AUTO;
-	double settle = 10;
+	double settle = 10, exec_timeout = 30;
+	const char *exec = NULL;
 	char **extra = xcalloc((size_t)argc, sizeof *extra);
 	size_t nextra = 0;
 	int c;
@@ -402,19 +621,24 @@ int cmd_live(int argc, char **argv)
 		case 'r':
 			extra[nextra++] = optarg;
 			break;
-		case 's': {
-			char *end;
-			settle = strtod(optarg, &end);
-			if (*end || settle <= 0 || settle > 86400) {
-				cli_error("live: --settle takes seconds, more than 0");
-				free(extra);
-				return 2;
-			}
-			break;
-		}
+		case 's':
+			if (seconds(optarg, &settle))
+				break;
+			cli_error("live: --settle takes seconds, more than 0");
+			free(extra);
+			return 2;
 		case 'T':
 			no_tui = true;
 			break;
+		case 'x':
+			exec = optarg;
+			break;
+		case 'X':
+			if (seconds(optarg, &exec_timeout))
+				break;
+			cli_error("live: --exec-timeout takes seconds, more than 0");
+			free(extra);
+			return 2;
 		case 'h':
 			fputs(usage, stdout);
 			free(extra);
@@ -425,9 +649,20 @@ int cmd_live(int argc, char **argv)
 			return 2;
 		}
 	}
-	setup s;
+	bool on_tty = want_screen(no_tui, json, argv + optind, (size_t)(argc - optind));
 	strbuf err = { 0 };
+	/* a hook's output must not draw over the viewer, nor mix with the findings */
+	hooks *hk = exec ? hooks_new(exec, exec_timeout, on_tty ? -1 : STDERR_FILENO, &err) : NULL;
+	if (exec && !hk) {
+		cli_error("live: %s", err.p);
+		sb_free(&err);
+		free(extra);
+		return 2;
+	}
+	setup s;
 	if (setup_load_or_report(&s, extra, nextra) != 0) {
+		hooks_free(hk);
+		sb_free(&err);
 		free(extra);
 		return 2;
 	}
@@ -436,44 +671,49 @@ int cmd_live(int argc, char **argv)
 	follower fl;
 	term t;
 	int status = 0;
+	printer pr = { .json = json, .color = !json && color_enabled(cm, STDOUT_FILENO), .out = stdout, .hk = hk };
 	if (follower_open(&fl, &m, &s.rs, argv + optind, (size_t)(argc - optind), follow, &err) != 0) {
 		cli_error("%s", err.p);
 		status = 2;
-	} else if (want_screen(no_tui, json, argv + optind, (size_t)(argc - optind)) && screen_open(&t, cm)) {
-		status = run_screen(&fl, &m, &t, settle);
+	} else if (on_tty && screen_open(&t, cm)) {
+		pr.out = NULL; /* the viewer shows them, and the report follows */
+		status = run_screen(&fl, &m, &t, &pr, settle);
 		follower_close(&fl);
 	} else {
+		if (hk)
+			hooks_output(hk, STDERR_FILENO); /* no viewer after all */
 		struct sigaction sa = { 0 };
 		sa.sa_handler = on_signal;
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
-		printer pr = { .json = json, .color = !json && color_enabled(cm, STDOUT_FILENO), .out = stdout };
 		status = run_pipe(&fl, &m, &pr, settle);
 		follower_close(&fl);
-		if (interrupted) {
+		/* end of input, or an interrupt: the very checks analyze runs,
+		 * over what was read */
+		m.now = 0;
+		model_check(&m);
+		model_order(&m);
+		print_news(&pr, &m);
+		if (interrupted)
 			status = 128 + (int)interrupted;
+		else if (status == 0)
+			status = error_status(&m);
+		if (hk)
+			hooks_finish(hk, &pr.hookerr);
+		say_hook_errors(&pr);
+		if (!json) {
+			strbuf b = { 0 };
+			sb_adds(&b, interrupted ? "interrupted\n" : "input ended\n");
+			report_summary_text(&b, &m, pr.color);
+			fwrite(b.p, 1, b.n, stdout);
+			sb_free(&b);
 		} else {
-			/* end of input: the very checks analyze runs */
-			m.now = 0;
-			model_check(&m);
-			model_order(&m);
-			print_news(&pr, &m);
-			if (!json) {
-				strbuf b = { 0 };
-				sb_adds(&b, "input ended\n");
-				report_summary_text(&b, &m, pr.color);
-				fwrite(b.p, 1, b.n, stdout);
-				sb_free(&b);
-			} else {
-				fprintf(stdout, "{\"event\":\"end\"}\n");
-			}
-			if (status == 0)
-				for (size_t i = 0; i < m.fs.n; i++)
-					if (m.fs.v[i].severity == SEV_ERROR)
-						status = 1;
+			print_end(&pr, &m, status, interrupted != 0);
 		}
-		printer_free(&pr);
+		fflush(stdout);
 	}
+	printer_free(&pr);
+	hooks_free(hk);
 	model_free(&m);
 	setup_free(&s);
 	sb_free(&err);

@@ -7,23 +7,28 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../ingest/setup.h"
 #include "../model/causes.h"
+#include "../tui/keys.h"
 #include "../tui/load.h"
 #include "../tui/panes.h"
 #include "../tui/view.h"
 #include "commands.h"
-#include "../ingest/setup.h"
 
 static const char usage[] =
-	"usage: ncclog view [OPTIONS] FILE...\n"
+	"usage: ncclog view [OPTIONS] [FILE...]\n"
 	"Shows every rank of the job as a row on one screen, grouped by host: how far each got,\n"
 	"where each stopped, with the findings of analyze and the raw lines behind them.\n"
+	"FILE \"-\" or none: standard input (kept in a temporary spool to be read back). Logs may\n"
+	"be compressed; PyTorch Flight Recorder dumps may come beside them, in any order.\n"
 	"\n"
 	"      --color WHEN     auto (default), always or never; NO_COLOR is honoured\n"
 	"      --rules PATH     extra rule file or directory (repeatable)\n"
 	"  -h, --help           this help\n"
 	"\n"
-	"keys: j/k move, Tab pane, Enter open, / search, e/w errors/warnings, f filter, ? help, q quit\n"
+	"keys: j/k move, Tab pane, Enter open, / regex search of every raw line, n/N next match,\n"
+	"Left/Right scroll, \\ filter (hosts, ranks, severity), e/w errors/warnings, ? help, q quit\n"
+	"The screen needs 40x12 at least; 80x24 and up shows the whole legend.\n"
 	"exit status: 0, or 2 for bad usage, unreadable input or no terminal\n";
 
 typedef struct progress {
@@ -96,17 +101,24 @@ int cmd_view(int argc, char **argv)
 	}
 	int nfiles = argc - optind;
 	char **paths = argv + optind;
+	static char *dash[] = { "-" };
 	if (nfiles == 0) {
-		cli_error("view: no FILE (the viewer reads files back by offset; for a stream use analyze, or live)");
-		free(extra);
-		return 2;
-	}
-	for (int i = 0; i < nfiles; i++)
-		if (strcmp(paths[i], "-") == 0) {
-			cli_error("view: cannot view standard input (save it to a file first)");
+		if (isatty(STDIN_FILENO)) {
+			cli_error("view: no FILE, and standard input is a terminal (name files, or pipe a log in)");
 			free(extra);
 			return 2;
 		}
+		paths = dash;
+		nfiles = 1;
+	}
+	int nstdin = 0;
+	for (int i = 0; i < nfiles; i++)
+		nstdin += strcmp(paths[i], "-") == 0;
+	if (nstdin > 1) {
+		cli_error("view: standard input (-) named %d times", nstdin);
+		free(extra);
+		return 2;
+	}
 	/* unreadable inputs are reported before the screen is taken over */
 	strbuf loaderr = { 0 };
 	char **good = xcalloc((size_t)nfiles, sizeof *good);
@@ -150,7 +162,8 @@ int cmd_view(int argc, char **argv)
 	lineidx *idx = xcalloc((size_t)ngood, sizeof *idx);
 	progress pr = { .t = &t };
 	clock_gettime(CLOCK_MONOTONIC, &pr.start);
-	int nread = load_files(&m, &s.rs, good, (size_t)ngood, idx, on_progress, &pr, &loaderr);
+	strbuf notes = { 0 };
+	int nread = load_files(&m, &s.rs, good, (size_t)ngood, idx, on_progress, &pr, &loaderr, &notes);
 	int status = loaderr.n ? 2 : 0;
 	if (nread > 0) {
 		model_check(&m);
@@ -159,7 +172,9 @@ int cmd_view(int argc, char **argv)
 		view_init(&v, &m, &t, idx);
 		if (loaderr.n)
 			view_status(&v, "not read: %.*s", (int)strcspn(loaderr.p, "\n"), loaderr.p);
-		int rc = view_run(&v);
+		else if (notes.n)
+			view_status(&v, "%.*s", (int)strcspn(notes.p, "\n"), notes.p);
+		int rc = keys_run(&v);
 		if (rc > 0)
 			status = 130; /* interrupted: the shell's convention for SIGINT */
 		else if (rc < 0)
@@ -180,6 +195,12 @@ int cmd_view(int argc, char **argv)
 		cli_error("view: the terminal failed or went away");
 	if (s.rs.notes.n)
 		fprintf(stderr, "ncclog: %s", s.rs.notes.p);
+	for (const char *l = notes.p; l && *l;) {
+		size_t n = strcspn(l, "\n");
+		fprintf(stderr, "ncclog: %.*s\n", (int)n, l);
+		l += n + (l[n] == '\n');
+	}
+	sb_free(&notes);
 	for (size_t i = 0; i < m.nin; i++)
 		lineidx_free(&idx[i]);
 	free(idx);

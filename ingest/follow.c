@@ -10,11 +10,36 @@
 
 #define CHUNK (64u * 1024u)
 
+/* A file read again from its start is a new input: evidence names the
+ * generation it cites, "train.log (generation 2)". */
 static void feed_start(follower *f, feed *d)
 {
 	const char *name = strcmp(d->path, "-") == 0 ? "<stdin>" : d->path;
-	pipeline_begin(&d->p, f->m, f->rs, model_add_input(f->m, name));
+	d->generation++;
+	strbuf gen = { 0 };
+	if (d->generation > 1)
+		sb_printf(&gen, "%s (generation %d)", name, d->generation);
+	pipeline_begin(&d->p, f->m, f->rs, model_add_input(f->m, gen.p ? gen.p : name));
+	sb_free(&gen);
 	d->open_pipeline = true;
+}
+
+static void notice(follower *f, feed *d, follow_what what)
+{
+	grow(&f->notices, &f->noticecap, f->nnotices, sizeof *f->notices);
+	f->notices[f->nnotices++] = (follow_notice){ what, d->path, d->generation, d->p.file };
+}
+
+const follow_notice *follower_notices(follower *f, size_t *n)
+{
+	*n = f->nnotices;
+	f->nnotices = 0;
+	return f->notices;
+}
+
+const char *follow_what_name(follow_what w)
+{
+	return w == FOLLOW_TRUNCATED ? "truncated" : w == FOLLOW_ROTATED ? "rotated" : "appeared";
 }
 
 static void feed_stop(feed *d)
@@ -75,6 +100,7 @@ void follower_close(follower *f)
 	}
 	free(f->v);
 	free(f->buf);
+	free(f->notices);
 	*f = (follower){ 0 };
 }
 
@@ -133,8 +159,10 @@ static bool step_file(follower *f, feed *d, double now, strbuf *err)
 			d->off = 0;
 			feed_stop(d);
 			feed_start(f, d);
+			notice(f, d, FOLLOW_TRUNCATED);
 		}
 		if (replaced || (d->fd < 0 && exists)) {
+			bool was_open = d->fd >= 0 || d->generation > 0;
 			if (d->fd >= 0) {
 				/* rotated: the rest of the old file first */
 				for (ssize_t r; (r = read(d->fd, f->buf, CHUNK)) > 0;)
@@ -149,6 +177,7 @@ static bool step_file(follower *f, feed *d, double now, strbuf *err)
 				d->off = 0;
 				d->nhead = 0;
 				feed_start(f, d);
+				notice(f, d, was_open ? FOLLOW_ROTATED : FOLLOW_APPEARED);
 			}
 		}
 	}

@@ -386,6 +386,36 @@ void check_watchdog(model *m)
 	intset_free(&done);
 }
 
+/* The newest line of p that the model kept a copy of: the evidence of a
+ * rank that went silent, when its very last line was not kept. */
+static const evref *newest_copy(const proc *p)
+{
+#define X(name) &p->ev_##name,
+	const evref *all[] = { PROC_EVIDENCE(X) };
+#undef X
+	const evref *best = NULL;
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+		const evref *e = all[i];
+		if (!e->text)
+			continue;
+		/* its last file first, then the latest line */
+		bool better = !best || (e->file == p->last_file && best->file != p->last_file) ||
+			      (e->file == best->file && e->line > best->line);
+		if (better)
+			best = e;
+	}
+	return best;
+}
+
+static void note_silent(finding *f, const model *m, int pi, double time)
+{
+	const evref *e = newest_copy(&m->procs[pi]);
+	if (e)
+		findings_note(f, pi, time, e->file, e->line, slice_from(e->text));
+	else
+		findings_note(f, pi, time, -1, 0, SLICE_NONE);
+}
+
 /* A rank whose last dated line is long before everyone else's: it went
  * silent (hung, died, or its node did) while the others kept logging. */
 void check_silence(model *m)
@@ -430,7 +460,7 @@ void check_silence(model *m)
 					 "(dmesg), or a lost node; its last lines tell where it stopped",
 					 true);
 		for (size_t i = 0; i < silent.n; i++)
-			findings_note(f, silent.v[i], m->procs[silent.v[i]].last_time, -1, 0, SLICE_NONE);
+			note_silent(f, m, silent.v[i], m->procs[silent.v[i]].last_time);
 		/* a new finding may move the array: f is not valid past this point */
 		model_describe(m, &silent, &sm);
 		sb_printf(&sm, " %s behind: its last activity is %ld min %ld s older than the others'",
@@ -438,7 +468,7 @@ void check_silence(model *m)
 		finding *g = job_finding(m, "straggler-rank", NULL, SEV_WARNING, sm.p,
 					 "inspect what the slow rank was doing (py-spy dump, its last log lines)", true);
 		for (size_t i = 0; i < silent.n; i++)
-			findings_note(g, silent.v[i], m->procs[silent.v[i]].last_time, -1, 0, SLICE_NONE);
+			note_silent(g, m, silent.v[i], m->procs[silent.v[i]].last_time);
 		sb_free(&msg);
 		sb_free(&sm);
 	}
@@ -460,7 +490,7 @@ void check_silence_live(model *m)
 		double gap = m->now - p->last_wall;
 		if (gap < m->settle / 2)
 			talking++;
-		else if (gap >= m->settle * 4)
+		else if (gap >= m->settle)
 			intset_add(&silent, (int)i);
 	}
 	if (silent.n && talking >= 1 && (size_t)talking >= silent.n) {
@@ -469,12 +499,16 @@ void check_silence_live(model *m)
 		long gap = (long)(m->now - m->procs[silent.v[0]].last_wall);
 		sb_printf(&msg, " %s silent for %ld s while %d other process%s keep logging",
 			  silent.n == 1 ? "has been" : "have been", gap, talking, talking == 1 ? "" : "es");
+		/* where it was last heard: the line its silence follows */
+		const proc *q = &m->procs[silent.v[0]];
+		if (q->last_file >= 0 && (size_t)q->last_file < m->nin)
+			sb_printf(&msg, "; last heard at %s:%llu", m->in[q->last_file].name, (unsigned long long)q->last_line);
 		finding *f = job_finding(m, "rank-silent", "live", SEV_WARNING, msg.p,
 					 "look at the silent rank's node: a hang (py-spy dump), a crash or OOM kill "
 					 "(dmesg), or a lost node; its last lines tell where it stopped",
 					 true);
 		for (size_t i = 0; i < silent.n; i++)
-			findings_note(f, silent.v[i], 0, -1, 0, SLICE_NONE);
+			note_silent(f, m, silent.v[i], 0);
 		sb_free(&msg);
 	}
 	intset_free(&silent);

@@ -6,8 +6,16 @@
 - A rank that goes silent while the others keep logging is flagged.
 - Fed the same bytes, live and analyze report the same finding ids (every
   sample).
-- --follow follows growth, truncation, rotation and a file that appears.
-- SIGINT exits 130; a closed reader ends it quietly.
+- A silent rank is flagged after --settle seconds (not a multiple of it),
+  with its last line as evidence.
+- --follow follows growth, truncation, rotation and a file that appears,
+  says so, and cites the lines of each generation by its name.
+- The JSON "end" event carries the totals and the exit status.
+- --exec runs a command once per new error finding, the finding as JSON on
+  its standard input, without a shell; its failures are reported and
+  change nothing else.
+- SIGINT exits 130 after the report of what was read; a closed reader ends
+  it quietly.
 
 usage: live.py NCCLOG SOURCE_ROOT
 """
@@ -102,6 +110,23 @@ while time.monotonic() - t0 < 6 and flagged is None:
     time.sleep(0.2)
     flagged, ev = lv.wait_for(lambda e: e.get("id") == "rank-silent", 0.01)
 check(flagged is not None and ev["hosts"] == ["node-b"], f"rank-silent while others log: {ev}")
+check(ev is not None and ev["evidence"] and "node-b:202:202" in ev["evidence"][0]["text"],
+      f"rank-silent cites the silent rank's line: {ev and ev['evidence']}")
+check(ev is not None and "last heard at <stdin>:" in ev["message"], f"and says where it was last heard: {ev and ev['message']}")
+lv.close()
+
+# ---- --settle SECS is the silence that counts, not a multiple of it ----
+lv = Live("--settle", "3")
+lv.send("".join(f"{host(r, 300 + r)} [{r % 2}] NCCL INFO Bootstrap : Using eth0:10.0.0.{11 + r // 2}<0>\n" for r in range(4)))
+quiet_since = time.monotonic()
+flagged = None
+while time.monotonic() - quiet_since < 20 and flagged is None:
+    lv.send("".join(f"{host(r, 300 + r)} [{r % 2}] NCCL INFO Channel 00/0 : {r}[0] -> {(r + 1) % 4}[0] via P2P/IPC\n"
+                    for r in (0, 1, 3)))
+    time.sleep(0.2)
+    flagged, ev = lv.wait_for(lambda e: e.get("id") == "rank-silent", 0.01)
+after = flagged - quiet_since if flagged else None
+check(after is not None and 3 <= after < 12, f"--settle 3: silence counts after 3 s, not 12: {after}")
 lv.close()
 
 # ---- the same bytes give the same ids as analyze ----
@@ -114,9 +139,20 @@ for name in sorted(os.listdir(samples)):
     a = subprocess.run([BIN, "analyze", "--format", "json", "-"], input=data, capture_output=True)
     l = subprocess.run([BIN, "live", "--no-tui", "--format", "json"], input=data, capture_output=True)
     ids_a = sorted({f["id"] for f in json.loads(a.stdout)["findings"]})
-    ids_l = sorted({json.loads(x)["id"] for x in l.stdout.splitlines() if b'"event":"end"' not in x})
+    events = [json.loads(x) for x in l.stdout.splitlines()]
+    ids_l = sorted({e["id"] for e in events if e.get("event") != "end"})
     check(ids_a == ids_l, f"{name}: live {ids_l} != analyze {ids_a}")
     check(a.returncode == l.returncode, f"{name}: exit {l.returncode} != {a.returncode}")
+    end = events[-1] if events else {}
+    doc = json.loads(a.stdout)
+    sev = [f["severity"] for f in doc["findings"]]
+    check(end.get("event") == "end" and end.get("status") == l.returncode and end.get("interrupted") is False,
+          f"{name}: the end event says the exit status: {end}")
+    check((end.get("errors"), end.get("warnings"), end.get("info"), end.get("findings")) ==
+          (sev.count("error"), sev.count("warning"), sev.count("info"), len(sev)),
+          f"{name}: the end event's totals are analyze's: {end}")
+    check(end.get("ranks_seen") == doc["job"]["ranks_seen"] and end.get("lines") == doc["inputs"][0]["lines"],
+          f"{name}: the end event counts ranks and lines: {end}")
 
 # ---- --follow: growth, truncation, rotation, a file that appears ----
 tmp = tempfile.mkdtemp()
@@ -144,14 +180,78 @@ open(f1, "w").write("node-a:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0
 with open(f1, "a") as f:
     f.write("node-a:1:1 [0] include/alloc.h:48 NCCL WARN Cuda failure 'out of memory'\n")
 check(seen("cuda-oom"), "follow: truncation")
+oom = [e for e in events if e.get("id") == "cuda-oom"][0]
+check(oom["evidence"][0]["file"] == f1 + " (generation 2)", f"follow: evidence names the generation: {oom['evidence']}")
+check(any(e.get("event") == "notice" and e["what"] == "truncated" and e["file"] == f1 and e["generation"] == 2
+          for e in events), "follow: a notice says the file was truncated")
 os.rename(f1, f1 + ".1")  # rotation
 open(f1, "w").write("\nnode-a:1:3 [0] init.cc:1 NCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 1000\n")
 check(seen("duplicate-gpu"), "follow: rotation")
+check(any(e.get("event") == "notice" and e["what"] == "rotated" and e["generation"] == 3 and
+          e["input"] == f1 + " (generation 3)" for e in events), "follow: a notice says the file was rotated")
 open(f2, "w").write("\nnode-b:2:2 [0] transport/net_ib.cc:1 NCCL WARN NET/IB : Got completion from peer 10.0.0.1<1> with error 12, opcode 0, len 0, vendor err 129\n")
 check(seen("ib-completion-error"), "follow: a file that appears")
+check(any(e.get("event") == "notice" and e["what"] == "appeared" and e["file"] == f2 and e["generation"] == 1
+          for e in events), "follow: a notice says the file appeared")
+ib = [e for e in events if e.get("id") == "ib-completion-error"][0]
+check(ib["evidence"][0]["file"] == f2, f"follow: the first generation goes by the file's name: {ib['evidence']}")
 p.send_signal(signal.SIGINT)
 rc = p.wait(timeout=10)
 check(rc == 130, f"SIGINT exits 130, got {rc}")
+end = None
+deadline = time.monotonic() + 5
+while time.monotonic() < deadline and end is None:
+    end = next((e for e in events if e.get("event") == "end"), None)
+    time.sleep(0.02)
+check(end is not None and end["status"] == 130 and end["interrupted"] is True,
+      f"SIGINT: the end event says so, with the status: {end}")
+
+# ---- --exec: once per new error finding, the finding on its stdin ----
+job = b"".join(open(os.path.join(samples, "lightning-2node-docker0", f), "rb").read()
+               for f in sorted(os.listdir(os.path.join(samples, "lightning-2node-docker0"))))
+hookdir = tempfile.mkdtemp()
+hook = os.path.join(hookdir, "hook.sh")
+open(hook, "w").write('#!/bin/sh\ncat >"$0.$NCCLOG_FINDING_ID.json"\necho "hook $NCCLOG_FINDING_ID"\n')
+os.chmod(hook, 0o755)
+r = subprocess.run([BIN, "live", "--no-tui", "--format", "json", "--exec", hook], input=job, capture_output=True)
+events = [json.loads(x) for x in r.stdout.splitlines()]
+errors = sorted({e["id"] for e in events if e.get("severity") == "error"})
+ran = sorted(f[len("hook.sh."):-len(".json")] for f in os.listdir(hookdir) if f.endswith(".json"))
+check(ran == errors and errors, f"--exec: once per error finding: ran {ran}, errors {errors}")
+for fid in ran:
+    doc = json.load(open(os.path.join(hookdir, f"hook.sh.{fid}.json")))
+    check(doc["id"] == fid and doc["severity"] == "error" and doc["evidence"], f"--exec: {fid} gets its finding as JSON")
+check(r.stderr.decode().count("hook ") == len(ran) and b"hook " not in r.stdout,
+      f"--exec: the command's output goes to stderr, not into the findings: {r.stderr[:200]}")
+check(r.returncode == 1 and events[-1].get("exec") == {"run": len(ran), "failed": 0, "dropped": 0},
+      f"--exec: counted in the end event: {events[-1]}")
+# no shell: nothing is expanded; quotes group words
+r = subprocess.run([BIN, "live", "--no-tui", "--exec", "printf '%s|' \"$HOME\" 'a b' c\\ d"], input=job,
+                   capture_output=True)
+check(b"$HOME|a b|c d|" in r.stderr, f"--exec: split like a shell, nothing expanded: {r.stderr[:200]}")
+# failures are reported, never fatal
+r = subprocess.run([BIN, "live", "--no-tui", "--format", "json", "--exec", "sh -c 'exit 3'"], input=job,
+                   capture_output=True)
+err = r.stderr.decode()
+check("--exec for error[" in err and "sh exited with status 3" in err and r.returncode == 1,
+      f"--exec: a failing command is reported, the status is analyze's: {r.returncode} {err[:200]}")
+check(sorted({e["id"] for e in map(json.loads, r.stdout.splitlines()) if e.get("event") != "end"}) ==
+      sorted({e["id"] for e in events if e.get("event") != "end"}), "--exec: its failure changes no finding")
+r = subprocess.run([BIN, "live", "--no-tui", "--exec", os.path.join(hookdir, "missing")], input=job, capture_output=True)
+check(b"cannot be run: No such file or directory" in r.stderr and r.returncode == 1,
+      f"--exec: a command that does not exist: {r.stderr[:200]}")
+t0 = time.monotonic()
+r = subprocess.run([BIN, "live", "--no-tui", "--format", "json", "--exec-timeout", "0.5", "--exec", "sleep 600"],
+                   input=job, capture_output=True, timeout=120)
+check(b"sleep stopped after 0.5 s (--exec-timeout)" in r.stderr and time.monotonic() - t0 < 100,
+      f"--exec: a command past its timeout is stopped: {r.stderr[:200]}")
+check(json.loads(r.stdout.splitlines()[-1])["exec"]["failed"] == len(ran), "--exec: the stopped runs are counted")
+for bad in (["--exec-timeout", "0"], ["--exec-timeout", "x"], ["--settle", "nan"]):
+    r = subprocess.run([BIN, "live", *bad], input=b"", capture_output=True)
+    check(r.returncode == 2 and r.stderr.count(b"\n") == 1 and b"takes seconds" in r.stderr,
+          f"{bad}: one line and exit 2: {r.returncode} {r.stderr}")
+r = subprocess.run([BIN, "live", "--exec", "'open"], input=b"", capture_output=True)
+check(r.returncode == 2 and b"--exec: the single quote is not closed" in r.stderr, f"--exec: bad quoting: {r.stderr}")
 
 # ---- a reader that goes away: quiet exit ----
 p = subprocess.Popen(f"yes 'node-a:1:1 [0] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>' | head -c 2000000 | {BIN} live --no-tui | head -c 10 >/dev/null",

@@ -7,10 +7,20 @@
 
 void lineidx_init(lineidx *x, const char *path)
 {
-	*x = (lineidx){ 0 };
+	*x = (lineidx){ .fd = -1, .kept = true };
 	x->path = xstrdup(path);
-	x->fd = -1;
 	lineidx_mark(x, 1, 0);
+}
+
+void lineidx_init_fd(lineidx *x, int fd)
+{
+	*x = (lineidx){ .fd = fd, .kept = fd >= 0 };
+	lineidx_mark(x, 1, 0);
+}
+
+void lineidx_init_none(lineidx *x)
+{
+	*x = (lineidx){ .fd = -1 };
 }
 
 void lineidx_free(lineidx *x)
@@ -20,6 +30,11 @@ void lineidx_free(lineidx *x)
 	free(x->path);
 	free(x->ck);
 	*x = (lineidx){ .fd = -1 };
+}
+
+bool lineidx_kept(const lineidx *x)
+{
+	return x->kept;
 }
 
 void lineidx_mark(lineidx *x, uint64_t line, uint64_t off)
@@ -32,19 +47,25 @@ void lineidx_mark(lineidx *x, uint64_t line, uint64_t off)
 
 static int ensure_open(lineidx *x)
 {
-	if (!x->path)
-		return -1; /* lines not kept */
-	if (x->fd < 0)
+	if (!x->kept)
+		return -1;
+	if (x->fd < 0 && x->path)
 		x->fd = open(x->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	return x->fd < 0 ? -1 : 0;
 }
 
-int lineidx_seek(lineidx *x, uint64_t line, uint64_t *off)
+int lineidx_fd(lineidx *x)
 {
-	if (line == 0 || (x->lines && line > x->lines) || ensure_open(x) != 0)
-		return -1;
-	/* the last checkpoint at or before the line */
+	return ensure_open(x) == 0 ? x->fd : -1;
+}
+
+void lineidx_checkpoint(const lineidx *x, uint64_t line, uint64_t *ck_line, uint64_t *ck_off)
+{
+	*ck_line = 1;
+	*ck_off = 0;
 	size_t lo = 0, hi = x->nck;
+	if (!hi || x->ck[0].line > line)
+		return;
 	while (hi - lo > 1) {
 		size_t mid = (lo + hi) / 2;
 		if (x->ck[mid].line <= line)
@@ -52,7 +73,16 @@ int lineidx_seek(lineidx *x, uint64_t line, uint64_t *off)
 		else
 			hi = mid;
 	}
-	uint64_t at = x->ck[lo].line, pos = x->ck[lo].off;
+	*ck_line = x->ck[lo].line;
+	*ck_off = x->ck[lo].off;
+}
+
+int lineidx_seek(lineidx *x, uint64_t line, uint64_t *off)
+{
+	if (line == 0 || (x->lines && line > x->lines) || ensure_open(x) != 0)
+		return -1;
+	uint64_t at, pos;
+	lineidx_checkpoint(x, line, &at, &pos);
 	if (x->memo_line && x->memo_line <= line && x->memo_line > at) {
 		at = x->memo_line;
 		pos = x->memo_off;
@@ -86,6 +116,8 @@ int lineidx_read(lineidx *x, uint64_t off, strbuf *b)
 {
 	if (ensure_open(x) != 0)
 		return -1;
+	if (x->limit && off >= x->limit)
+		return -1; /* past what a spool kept */
 	char buf[LINEIDX_MAX_READ];
 	ssize_t n = pread(x->fd, buf, sizeof buf, (off_t)off);
 	if (n < 0)

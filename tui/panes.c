@@ -4,7 +4,20 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../model/frmatch.h"
 #include "../parser/record.h"
+#include "../report/report.h"
+#include "draw.h"
+#include "keys.h"
+
+/* The ranks that left a Flight Recorder dump. */
+static size_t fr_dumps(const model *m)
+{
+	size_t n = 0;
+	for (size_t i = 0; m->fr && i < m->fr->nranks; i++)
+		n += m->fr->ranks[i].has_dump;
+	return n;
+}
 
 static int focus_attr(const view *v, enum pane p)
 {
@@ -24,16 +37,23 @@ void panes_header(view *v)
 	model_jobinfo(m, &j);
 	strbuf b = { 0 }, raw = { 0 };
 	sb_adds(&raw, v->live ? " ncclog live  " : " ncclog view  ");
+	size_t fr_only = 0;
+	for (size_t i = 0; i < v->rw.nr; i++)
+		fr_only += v->rw.r[i].proc < 0;
 	if (j.nranks)
 		sb_printf(&raw, "%d/%d ranks", j.ranks_seen, j.nranks);
+	else if (fr_only && fr_only == v->rw.nr)
+		sb_printf(&raw, "%zu rank%s from dumps alone", fr_only, fr_only == 1 ? "" : "s");
 	else
-		sb_printf(&raw, "%zu processes", v->rw.nr);
+		sb_printf(&raw, "%zu process%s", v->rw.nr, v->rw.nr == 1 ? "" : "es");
 	sb_printf(&raw, "  %zu host%s", j.hosts.n, j.hosts.n == 1 ? "" : "s");
 	if (j.versions.n) {
 		sb_adds(&raw, "  NCCL ");
 		for (size_t i = 0; i < j.versions.n; i++)
 			sb_printf(&raw, "%s%s", i ? "/" : "", intern_str(&m->str, j.versions.v[i]));
 	}
+	if (m->fr)
+		sb_printf(&raw, "  FR dumps %zu", fr_dumps(m));
 	size_t cnt[3] = { 0 };
 	for (size_t i = 0; i < m->fs.n; i++)
 		cnt[m->fs.v[i].severity]++;
@@ -45,36 +65,27 @@ void panes_header(view *v)
 	snprintf(c, sizeof c, "  %zu error%s %zu warning%s %zu info", cnt[SEV_ERROR], cnt[SEV_ERROR] == 1 ? "" : "s",
 		 cnt[SEV_WARNING], cnt[SEV_WARNING] == 1 ? "" : "s", cnt[SEV_INFO]);
 	x += term_put(t, 0, x, v->W - x, c, a);
+	sb_clear(&raw);
+	filter_describe(&v->flt, &raw);
+	if (raw.n) {
+		sb_clear(&b);
+		sb_adds(&b, "  filter: ");
+		term_escape(t, &b, (slice){ raw.p, raw.n });
+		x += term_put(t, 0, x, v->W - x, b.p, a | A_BOLD);
+	}
 	if (v->state) {
 		snprintf(c, sizeof c, "  %s", v->state);
 		term_put(t, 0, x, v->W - x, c, a | A_BOLD);
 	}
 	jobinfo_free(&j);
-	/* the legend: what the markers mean, readable without colour */
-	term_blank(1, 0, v->W, A_NORMAL);
-	sb_clear(&b);
-	bool wide = v->W >= 110;
-	sb_printf(&b, "%s ", wide ? " ! stopped early  ~ no Init COMPLETE " : " !stopped ~no-init ");
-	const struct { enum glyph g; const char *w, *n; } leg[] = {
-		{ G_WARN, "WARN", "warn" }, { G_ERROR, "error", "error" }, { G_TIMEOUT, "timeout", "timeout" },
-		{ G_ABORT, "abort", "abort" }, { G_LAST, "last line", "last" } };
-	for (size_t i = 0; i < sizeof leg / sizeof leg[0]; i++)
-		sb_printf(&b, "%s%s%s ", wide ? " " : "", term_glyph(t, leg[i].g), wide ? leg[i].w : leg[i].n);
-	sb_printf(&b, " axis: %s", v->rw.timed ? "time" : "phases");
-	if (v->filter >= 0)
-		sb_printf(&b, "  filter: %s+", severity_name((enum severity)v->filter));
-	term_put(t, 1, 0, v->W, b.p, term_attr(t, RL_DIM) | A_BOLD);
 	sb_free(&b);
 	sb_free(&raw);
 }
 
-void panes_finding_line(const model *m, const finding *f, strbuf *b)
+/* "inferred", "suspected": how a finding is known, when not stated by a line. */
+static const char *confidence_word(enum confidence c)
 {
-	if (f->procs.n && !f->scoped) {
-		model_describe(m, &f->procs, b);
-		sb_adds(b, ": ");
-	}
-	sb_adds(b, f->message ? f->message : f->title);
+	return c == CONF_INFERRED ? "inferred" : c == CONF_SUSPECTED ? "suspected" : "established";
 }
 
 void panes_findings(view *v)
@@ -84,11 +95,9 @@ void panes_findings(view *v)
 	if (v->fd_h <= 0)
 		return;
 	char title[96];
-	snprintf(title, sizeof title, " Findings %zu%s%s ", v->nfvis, v->filter >= 0 ? " of " : "",
-		 v->filter >= 0 ? "" : "");
-	if (v->filter >= 0)
-		snprintf(title, sizeof title, " Findings %zu of %zu (%s+) ", v->nfvis, m->fs.n,
-			 severity_name((enum severity)v->filter));
+	snprintf(title, sizeof title, " Findings %zu ", v->nfvis);
+	if (v->nfvis != m->fs.n)
+		snprintf(title, sizeof title, " Findings %zu of %zu (filtered) ", v->nfvis, m->fs.n);
 	term_blank(v->fd_y, 0, v->W, A_NORMAL);
 	term_put(t, v->fd_y, 0, v->W, title, focus_attr(v, PANE_FINDINGS));
 	long page = v->fd_h - 1, n = (long)v->nfvis;
@@ -111,7 +120,8 @@ void panes_findings(view *v)
 		term_blank(y, 0, v->W, base);
 		if (i >= n) {
 			if (n == 0 && k == 0)
-				term_put(t, y, 2, v->W - 2, "no finding", A_DIM);
+				term_put(t, y, 2, v->W - 2, m->fs.n ? "no finding passes the filter (\\ then Enter clears it)"
+								    : "no finding", A_DIM);
 			continue;
 		}
 		const finding *f = &m->fs.v[v->fvis[i]];
@@ -122,9 +132,11 @@ void panes_findings(view *v)
 		sb_clear(&raw);
 		sb_clear(&b);
 		sb_printf(&raw, "[%s] ", f->id);
-		panes_finding_line(m, f, &raw);
+		if (f->confidence != CONF_ESTABLISHED)
+			sb_printf(&raw, "(%s) ", confidence_word(f->confidence));
+		report_message(m, f, &raw);
 		term_escape(t, &b, (slice){ raw.p, raw.n });
-		term_put(t, y, x, v->W - x, b.p, base);
+		term_put_from(t, y, x, v->W - x, v->hscroll, b.p, base);
 	}
 	sb_free(&raw);
 	sb_free(&b);
@@ -151,7 +163,11 @@ static void raw_line(view *v, int file, uint64_t line, uint64_t off, bool have_o
 	strbuf raw = { 0 };
 	const model *m = v->m;
 	if (file >= 0 && (size_t)file < m->nin) {
-		sb_printf(&raw, "%s:%llu: ", m->in[file].name, (unsigned long long)line);
+		/* line 0: an input without lines (a Flight Recorder dump) */
+		if (line)
+			sb_printf(&raw, "%s:%llu: ", m->in[file].name, (unsigned long long)line);
+		else
+			sb_printf(&raw, "%s: ", m->in[file].name);
 		term_escape(v->t, b, (slice){ raw.p, raw.n });
 		sb_clear(&raw);
 		int rc = have_off ? lineidx_read(&v->idx[file], off, &raw) : lineidx_get(&v->idx[file], line, &raw);
@@ -196,6 +212,81 @@ static void copies_text(view *v, int pi, strbuf *b)
 	sb_free(&raw);
 }
 
+static void fr_entry_text(strbuf *b, const frmatch_report *fr, const frm_entry *e)
+{
+	const char *pg = e->pg >= 0 && (size_t)e->pg < fr->npgs ? fr->pgs[e->pg].desc : NULL;
+	if (!pg || !*pg || strcmp(pg, "undefined") == 0)
+		pg = e->pg >= 0 && (size_t)e->pg < fr->npgs ? fr->pgs[e->pg].name : "?";
+	sb_printf(b, "%s #%lld %s %s", pg, (long long)(e->is_p2p ? e->p2p_seq : e->seq), e->sig.op,
+		  fr_state_name(e->state));
+	if (e->sig.in_sizes[0])
+		sb_printf(b, " %s", e->sig.in_sizes);
+	if (e->sig.in_dtypes[0])
+		sb_printf(b, " %s", e->sig.in_dtypes);
+	if (e->has_duration)
+		sb_printf(b, " %.3g ms", e->duration_ms);
+}
+
+/* What the rank's Flight Recorder dump says: where it waits, how it stands
+ * in the groups that hang, its last entries and frames. */
+static void fr_text(const model *m, const rrank *r, strbuf *b)
+{
+	const frmatch_report *fr = m->fr;
+	if (!fr || r->rank < 0)
+		return;
+	const frm_rank *k = frm_report_rank(fr, r->rank);
+	if (!k || !k->has_dump) {
+		sb_printf(b, "Flight Recorder: no dump of rank %d among the dumps given\n", r->rank);
+	} else {
+		sb_printf(b, "Flight Recorder: %s, %zu entries", k->file ? k->file : "dump", k->nentries);
+		if (k->version[0])
+			sb_printf(b, ", version %s", k->version);
+		sb_addc(b, '\n');
+		if (k->has_pending) {
+			sb_adds(b, "  waiting in ");
+			fr_entry_text(b, fr, &k->pending);
+			sb_addc(b, '\n');
+		}
+		if (k->timed_out) {
+			sb_adds(b, "  timed out in ");
+			fr_entry_text(b, fr, &k->timeout);
+			sb_addc(b, '\n');
+		}
+	}
+	for (size_t gi = 0; gi < fr->npgs; gi++) {
+		const frm_pg *g = &fr->pgs[gi];
+		const frm_member *mb = g->stuck ? frm_pg_member(g, r->rank) : NULL;
+		if (!mb)
+			continue;
+		const char *name = g->desc && *g->desc && strcmp(g->desc, "undefined") != 0 ? g->desc : g->name;
+		sb_printf(b, "  in %s #%lld (%s, the collective that never completed everywhere): %s", name,
+			  (long long)g->stuck_seq, g->stuck_sig_known ? g->stuck_sig.op : "?", frm_standing_name(mb->standing));
+		if (mb->standing == FRM_MISSING)
+			sb_adds(b, ", it never called it: BEHIND");
+		if (mb->last_completed >= 0)
+			sb_printf(b, "; last completed #%lld of %lld in the group", (long long)mb->last_completed,
+				  (long long)g->max_completed);
+		sb_addc(b, '\n');
+	}
+	if (!k || !k->has_dump)
+		return;
+	if (k->nframes) {
+		sb_adds(b, "  last seen at:");
+		for (int i = 0; i < k->nframes; i++)
+			sb_printf(b, "%s %s:%lld in %s", i ? ";" : "", k->frames[i].file, (long long)k->frames[i].line,
+				  k->frames[i].name);
+		sb_addc(b, '\n');
+	}
+	if (k->nlast) {
+		sb_printf(b, "  its last %d entries, newest first:\n", k->nlast);
+		for (int i = k->nlast - 1; i >= 0; i--) {
+			sb_adds(b, "    ");
+			fr_entry_text(b, fr, &k->last[i]);
+			sb_addc(b, '\n');
+		}
+	}
+}
+
 static void rank_text(view *v, strbuf *b)
 {
 	long ri = view_rank(v);
@@ -205,8 +296,17 @@ static void rank_text(view *v, strbuf *b)
 	}
 	const model *m = v->m;
 	const rrank *r = &v->rw.r[ri];
-	const proc *p = &m->procs[r->proc];
+	const proc *p = rows_proc(&v->rw, r);
 	strbuf raw = { 0 };
+	if (r->proc < 0) {
+		sb_printf(&raw, "rank %d: no log of it was given; what its Flight Recorder dump says:\n", r->rank);
+		if (r->flags & RF_STOPPED)
+			sb_adds(&raw, "status: STOPPED EARLY (the Flight Recorder dumps show it behind the other ranks)\n");
+		fr_text(m, r, &raw);
+		escape_lines(v->t, b, &raw);
+		sb_free(&raw);
+		return;
+	}
 	if (r->rank >= 0)
 		sb_printf(&raw, "rank %d", r->rank);
 	if (p->nranks > 0)
@@ -236,8 +336,12 @@ static void rank_text(view *v, strbuf *b)
 			[STOP_FEWER] = "it logged less of this phase than the other ranks",
 			[STOP_NO_REPORT] = "the other ranks' watchdogs reported a timeout, it did not",
 			[STOP_FINDING] = "named by a straggler finding",
-			[STOP_SILENT] = "named by rank-silent: quiet while the other ranks kept logging" };
-		sb_printf(&raw, " STOPPED EARLY (%s);", why[r->why]);
+			[STOP_SILENT] = "named by rank-silent: quiet while the other ranks kept logging",
+			[STOP_FR] = "the Flight Recorder dumps show it behind the other ranks" };
+		if (r->why == STOP_FINDING && r->why_finding >= 0 && (size_t)r->why_finding < m->fs.n)
+			sb_printf(&raw, " STOPPED EARLY (named behind the others by %s);", m->fs.v[r->why_finding].id);
+		else
+			sb_printf(&raw, " STOPPED EARLY (%s);", why[r->why]);
 	}
 	if (r->flags & RF_NOINIT)
 		sb_adds(&raw, " never logged Init COMPLETE;");
@@ -259,6 +363,7 @@ static void rank_text(view *v, strbuf *b)
 				  m->fs.v[k].id);
 	if (nf)
 		sb_addc(&raw, '\n');
+	fr_text(m, r, &raw);
 	escape_lines(v->t, b, &raw);
 	if (p->nlines && !view_kept(v, p->last_file)) {
 		copies_text(v, r->proc, b);
@@ -288,11 +393,21 @@ static void finding_text(view *v, strbuf *b)
 	}
 	const model *m = v->m;
 	strbuf raw = { 0 };
+	if (f == &m->fs.v[0] && v->verdict.n) {
+		sb_printf(&raw, "verdict: %s\n", v->verdict.p);
+		/* "fix: " and the hint, said below */
+		if (v->fix.n && !(f->hint && strcmp(v->fix.p + strcspn(v->fix.p, " ") + 1, f->hint) == 0))
+			sb_printf(&raw, "%s\n", v->fix.p);
+	}
 	sb_printf(&raw, "%s[%s]: ", severity_name(f->severity), f->id);
-	panes_finding_line(m, f, &raw);
+	report_message(m, f, &raw);
 	sb_addc(&raw, '\n');
 	if (f->hint)
 		sb_printf(&raw, "help: %s\n", f->hint);
+	sb_printf(&raw, "confidence: %s%s\n", confidence_word(f->confidence),
+		  f->confidence == CONF_INFERRED    ? " (derived across ranks, not stated by one line)"
+		  : f->confidence == CONF_SUSPECTED ? " (a heuristic's suspicion, not proven)"
+						    : " (a line of the logs states it)");
 	if (f->cause >= 0 && (size_t)f->cause < m->fs.n)
 		sb_printf(&raw, "note: likely a consequence of %s[%s]\n",
 			  severity_name(m->fs.v[f->cause].severity), m->fs.v[f->cause].id);
@@ -318,8 +433,24 @@ void panes_detail_text(view *v, strbuf *b)
 		rank_text(v, b);
 }
 
-/* Splits safe text into lines that fit `cols`, calling fn for each. */
-static long wrap(const term *t, const char *s, int cols, void (*fn)(void *, long, const char *, size_t), void *ctx)
+typedef struct wrapctx {
+	void (*fn)(void *, long, const char *, size_t, bool);
+	void *ctx;
+	long base;
+} wrapctx;
+
+static void wrap_piece(void *ctx, int i, const char *s, size_t k)
+{
+	wrapctx *w = ctx;
+	if (w->fn)
+		w->fn(w->ctx, w->base + i, s, k, false);
+}
+
+/* Splits safe text into lines that fit `cols`, calling fn for each: raw
+ * log lines (indented) are cut, so that more of them fit, and scroll
+ * sideways; the rest wraps. */
+static long wrap(const term *t, const char *s, int cols, void (*fn)(void *, long, const char *, size_t, bool),
+		 void *ctx)
 {
 	long n = 0;
 	while (s && *s) {
@@ -327,17 +458,15 @@ static long wrap(const term *t, const char *s, int cols, void (*fn)(void *, long
 		size_t len = nl ? (size_t)(nl - s) : strlen(s);
 		char *line = xstrndup(s, len);
 		const char *p = line;
-		/* raw log lines (indented) are cut, so that more of them fit */
 		bool cut = len > 2 && line[0] == ' ' && line[1] == ' ';
-		do {
-			size_t k = term_fit(t, p, cols, NULL);
-			if (!k && *p)
-				k = 1; /* a character wider than the pane */
+		if (cut || !*p) {
 			if (fn)
-				fn(ctx, n, p, k);
+				fn(ctx, n, p, strlen(p), cut);
 			n++;
-			p += cut ? strlen(p) : k;
-		} while (*p);
+		} else {
+			wrapctx w = { fn, ctx, n };
+			n += draw_fold(t, p, cols, 0, wrap_piece, &w);
+		}
 		free(line);
 		s = nl ? nl + 1 : s + len;
 	}
@@ -349,7 +478,7 @@ typedef struct drawctx {
 	long top;
 } drawctx;
 
-static void draw_wrapped(void *ctx, long n, const char *p, size_t k)
+static void draw_wrapped(void *ctx, long n, const char *p, size_t k, bool cut)
 {
 	drawctx *d = ctx;
 	view *v = d->v;
@@ -357,15 +486,19 @@ static void draw_wrapped(void *ctx, long n, const char *p, size_t k)
 	if (row < 0 || row >= v->dt_h - 1)
 		return;
 	char *s = xstrndup(p, k);
-	bool head = p[0] != ' ' || n == 0;
-	term_put(v->t, v->dt_y + 1 + (int)row, 1, v->W - 1, s, head && v->dmode == DET_FINDING && n == 0 ? A_BOLD : 0);
+	int attr = v->dmode == DET_FINDING && n == 0 ? A_BOLD : 0;
+	int y = v->dt_y + 1 + (int)row;
+	if (cut)
+		term_put_from(v->t, y, 1, v->W - 1, v->hscroll, s, attr);
+	else
+		term_put(v->t, y, 1, v->W - 1, s, attr);
 	free(s);
 }
 
 long panes_detail_len(view *v)
 {
 	if (v->dmode == DET_RAW)
-		return v->raw_file >= 0 ? (long)v->m->in[v->raw_file].lines : 0;
+		return (long)view_lines(v, v->raw_file);
 	strbuf b = { 0 };
 	panes_detail_text(v, &b);
 	long n = wrap(v->t, b.p, v->W - 1, NULL, NULL);
@@ -376,7 +509,7 @@ long panes_detail_len(view *v)
 static bool evidence_line(const view *v, int file, uint64_t line)
 {
 	const finding *f = view_finding(v);
-	if (!f || v->focus == PANE_TIMELINE)
+	if (!f || v->focus == PANE_TIMELINE || v->from != PANE_FINDINGS)
 		return false;
 	for (size_t i = 0; i < f->nev; i++)
 		if (f->ev[i].file == file && f->ev[i].line == line)
@@ -384,12 +517,57 @@ static bool evidence_line(const view *v, int file, uint64_t line)
 	return false;
 }
 
+/* Draws a raw line with the matches of the search set off, scrolled
+ * sideways by v->hscroll: each part is escaped on its own, so that the
+ * offsets of a match are those of the raw bytes. */
+static void raw_text(view *v, int y, int x, slice raw, int attr)
+{
+	const term *t = v->t;
+	int cols = v->W - x, skip = v->hscroll;
+	strbuf b = { 0 };
+	size_t at = 0;
+	int hl = term_attr(t, RL_HILITE) | A_REVERSE;
+	while (cols > 0 && at <= raw.n) {
+		size_t so = raw.n, eo = raw.n;
+		bool hit = v->re && search_match(v->re, raw, at, &so, &eo);
+		if (hit && eo == so) {
+			/* an empty match marks nothing: look on from the next byte */
+			if (so >= raw.n)
+				hit = false;
+			else
+				eo = so + 1;
+		}
+		if (!hit)
+			so = eo = raw.n;
+		for (int part = 0; part < 2 && cols > 0; part++) {
+			slice seg = part == 0 ? (slice){ raw.p + at, so - at } : (slice){ raw.p + so, eo - so };
+			if (!seg.n)
+				continue;
+			sb_clear(&b);
+			term_escape(t, &b, seg);
+			int w = term_width(t, b.p);
+			if (skip >= w) {
+				skip -= w;
+				continue;
+			}
+			int used = term_put_from(t, y, x, cols, skip, b.p, part ? hl : attr);
+			skip = 0;
+			x += used;
+			cols -= used;
+		}
+		if (!hit)
+			break;
+		at = eo;
+	}
+	sb_free(&b);
+}
+
 static void detail_raw(view *v)
 {
 	const term *t = v->t;
 	lineidx *x = &v->idx[v->raw_file];
-	uint64_t total = v->m->in[v->raw_file].lines;
-	strbuf raw = { 0 }, b = { 0 };
+	uint64_t total = view_lines(v, v->raw_file);
+	strbuf raw = { 0 };
 	for (int k = 0; k < v->dt_h - 1; k++) {
 		int y = v->dt_y + 1 + k;
 		uint64_t ln = v->raw_top + (uint64_t)k;
@@ -397,20 +575,18 @@ static void detail_raw(view *v)
 		if (ln > total)
 			continue;
 		sb_clear(&raw);
-		sb_clear(&b);
-		lineidx_get(x, ln, &raw);
+		bool got = lineidx_get(x, ln, &raw) == 0;
 		bool mark = ln == v->raw_mark, ev = evidence_line(v, v->raw_file, ln);
 		char num[32];
 		snprintf(num, sizeof num, "%c%6llu ", mark || ev ? '>' : ' ', (unsigned long long)ln);
 		int a = mark || ev ? term_attr(t, RL_HILITE) : 0;
 		int used = term_put(t, y, 0, v->W, num, a ? a : term_attr(t, RL_DIM));
-		if (v->query[0] && raw.p && strcasestr(raw.p, v->query))
-			a |= A_BOLD;
-		term_escape(t, &b, (slice){ raw.p ? raw.p : "", raw.n });
-		term_put(t, y, used, v->W - used, b.p, a);
+		if (!got && x->limit)
+			term_put(t, y, used, v->W - used, "(past what the spool kept: analyzed, not shown)", A_DIM);
+		else
+			raw_text(v, y, used, (slice){ raw.p ? raw.p : "", raw.n }, a);
 	}
 	sb_free(&raw);
-	sb_free(&b);
 }
 
 void panes_detail(view *v)
@@ -420,8 +596,11 @@ void panes_detail(view *v)
 	const term *t = v->t;
 	strbuf title = { 0 }, b = { 0 };
 	if (v->dmode == DET_RAW) {
-		sb_printf(&title, " %s  line %llu of %llu  (Esc: back) ", v->m->in[v->raw_file].name,
-			  (unsigned long long)v->raw_mark, (unsigned long long)v->m->in[v->raw_file].lines);
+		sb_printf(&title, " %s  line %llu of %llu", v->m->in[v->raw_file].name, (unsigned long long)v->raw_mark,
+			  (unsigned long long)view_lines(v, v->raw_file));
+		if (v->hscroll)
+			sb_printf(&title, "  from column %d", v->hscroll + 1);
+		sb_adds(&title, "  (Esc: back) ");
 	} else {
 		sb_adds(&title, v->dmode == DET_FINDING ? " Finding " : " Rank ");
 	}
@@ -449,52 +628,124 @@ void panes_status(view *v)
 	int y = v->H - 1;
 	term_blank(y, 0, v->W, A_NORMAL);
 	strbuf b = { 0 };
-	if (v->prompting) {
-		sb_addc(&b, '/');
+	if (v->prompt != PR_NONE) {
+		sb_adds(&b, v->prompt == PR_SEARCH ? "/" : "filter (hosts, r3-7, error): ");
 		term_escape(t, &b, (slice){ v->input.p ? v->input.p : "", v->input.n });
-		int used = term_put(t, y, 0, v->W - 1, b.p, A_BOLD);
+		/* the end of what is typed stays in view */
+		int w = term_width(t, b.p), skip = w > v->W - 2 ? w - (v->W - 2) : 0;
+		int used = term_put_from(t, y, 0, v->W - 1, skip, b.p, A_BOLD);
 		term_put(t, y, used, 1, "_", A_BLINK);
 	} else if (v->msg.n) {
 		term_put(t, y, 0, v->W, v->msg.p, A_BOLD);
 	} else {
-		term_put(t, y, 0, v->W,
-			 v->W >= 100 ? " j/k move  Tab pane  Enter open  / search  n/N next  e/w errors/warnings  "
-				       "f filter  c collapse  ? help  q quit"
-				     : " Tab pane  Enter open  / search  e/w err/warn  f filter  ? help  q quit",
-			 term_attr(t, RL_DIM));
+		keys_hint(v->W, &b);
+		term_put(t, y, 0, v->W, b.p, term_attr(t, RL_DIM));
 	}
 	sb_free(&b);
 }
 
+typedef struct helpctx {
+	strbuf *lines;
+	size_t n, cap;
+} helpctx;
+
+static void help_line(void *ctx, int i, const char *s, size_t k)
+{
+	(void)i;
+	helpctx *h = ctx;
+	grow(&h->lines, &h->cap, h->n, sizeof *h->lines);
+	h->lines[h->n] = (strbuf){ 0 };
+	sb_add(&h->lines[h->n++], s, k);
+}
+
+/* The keys and the legend, as wide as their longest line allows; text
+ * that does not fit wraps, and a help taller than the screen scrolls. */
 void panes_help(view *v)
 {
-	static const char *const lines[] = {
-		"ncclog view: keys",
-		"",
-		"j k  Down Up     move            g G  Home End   first / last",
-		"PgUp PgDn        page            Tab  Shift-Tab  next / previous pane",
-		"Enter            timeline: open the rank's raw lines, or fold a host",
-		"                 findings: open the evidence in its file",
-		"Esc  Backspace   back from raw lines",
-		"space            fold or unfold a host group; c: all groups",
-		"/ text  n N      search (ranks, hosts, findings, raw lines)",
-		"e E  w W         next / previous error, warning",
-		"f                filter by severity: all, warning+, error",
-		"?                this help          q  quit",
-		"",
-		"markers: ! stopped early (behind the other ranks)",
-		"         ~ never logged Init COMPLETE    * named by the selected finding",
-		"",
-		"press any key",
-	};
-	int n = (int)(sizeof lines / sizeof lines[0]), w = 72;
-	if (w > v->W - 2)
-		w = v->W - 2;
-	int h = n + 2 < v->H ? n + 2 : v->H, y0 = (v->H - h) / 2, x0 = (v->W - w) / 2;
-	for (int k = 0; k < h; k++)
+	strbuf text = { 0 };
+	keys_help(v, &text);
+	int w = 0;
+	for (const char *s = text.p; s && *s;) {
+		const char *nl = strchr(s, '\n');
+		char *line = xstrndup(s, nl ? (size_t)(nl - s) : strlen(s));
+		int lw = term_width(v->t, line);
+		if (lw > w)
+			w = lw;
+		free(line);
+		s = nl ? nl + 1 : s + strlen(s);
+	}
+	w += 4;
+	if (w > v->W)
+		w = v->W;
+	helpctx h = { 0 };
+	for (const char *s = text.p; s && *s;) {
+		const char *nl = strchr(s, '\n');
+		char *line = xstrndup(s, nl ? (size_t)(nl - s) : strlen(s));
+		size_t before = h.n;
+		/* what wraps hangs under the text of its line: after the keys,
+		 * or after the indentation */
+		int hang = (int)strspn(line, " ");
+		const char *gap = strstr(line + hang, "  ");
+		if (gap && gap - line < 20)
+			hang = (int)(gap - line + strspn(gap, " "));
+		if (hang > (w - 4) / 2)
+			hang = 0;
+		size_t first = term_fit(v->t, line, w - 4, NULL);
+		if (line[first]) {
+			size_t sp = first;
+			while (sp > (size_t)hang && line[sp] != ' ')
+				sp--;
+			if (sp > (size_t)hang)
+				first = sp;
+		}
+		help_line(&h, 0, line, first);
+		strbuf pad = { 0 };
+		for (int i = 0; i < hang; i++)
+			sb_addc(&pad, ' ');
+		size_t cont = h.n;
+		const char *rest = line + first;
+		rest += strspn(rest, " ");
+		draw_fold(v->t, rest, w - 4 - hang, 0, help_line, &h);
+		for (size_t i = cont; i < h.n; i++) {
+			strbuf l = { 0 };
+			sb_add(&l, pad.p ? pad.p : "", pad.n);
+			sb_add(&l, h.lines[i].p ? h.lines[i].p : "", h.lines[i].n);
+			sb_free(&h.lines[i]);
+			h.lines[i] = l;
+		}
+		sb_free(&pad);
+		if (h.n == before)
+			help_line(&h, 0, "", 0); /* an empty line stays */
+		free(line);
+		s = nl ? nl + 1 : s + strlen(s);
+	}
+	int avail = v->H - 2; /* a frame line above and below */
+	bool scrolls = (long)h.n > avail;
+	if (scrolls)
+		avail--; /* the last line says how to scroll */
+	long maxtop = (long)h.n - avail;
+	if (v->help_top > maxtop)
+		v->help_top = maxtop > 0 ? maxtop : 0;
+	int hgt = (int)((long)h.n < avail ? (long)h.n : avail) + 2 + (scrolls ? 1 : 0);
+	int y0 = (v->H - hgt) / 2, x0 = (v->W - w) / 2;
+	for (int k = 0; k < hgt; k++)
 		term_blank(y0 + k, x0, w, A_REVERSE);
-	for (int k = 0; k < n && k + 1 < h - 1; k++)
-		term_put(v->t, y0 + 1 + k, x0 + 2, w - 4, lines[k], A_REVERSE | (k == 0 ? A_BOLD : 0));
+	for (int k = 0; k < avail && v->help_top + k < (long)h.n; k++) {
+		const strbuf *l = &h.lines[v->help_top + k];
+		term_put(v->t, y0 + 1 + k, x0 + 2, w - 4, l->p ? l->p : "", A_REVERSE | (v->help_top + k == 0 ? A_BOLD : 0));
+	}
+	if (scrolls) {
+		char more[96];
+		snprintf(more, sizeof more, "lines %ld-%ld of %zu: j/k or PgDn/PgUp scroll, any other key closes",
+			 v->help_top + 1, v->help_top + avail < (long)h.n ? v->help_top + avail : (long)h.n, h.n);
+		term_put(v->t, y0 + hgt - 2, x0 + 2, w - 4, more, A_REVERSE | A_BOLD);
+	} else {
+		term_put(v->t, y0 + hgt - 1, x0 + 2, w - 4, "any key closes", A_REVERSE);
+	}
+	for (size_t i = 0; i < h.n; i++)
+		sb_free(&h.lines[i]);
+	free(h.lines);
+	sb_free(&text);
 }
 
 void panes_progress(const term *t, uint64_t done, uint64_t total, const char *name)

@@ -17,7 +17,5 @@ long panes_detail_len(view *v);
 void panes_detail_text(view *v, strbuf *b);
 /* Draws a progress bar over the whole screen. */
 void panes_progress(const term *t, uint64_t done, uint64_t total, const char *name);
-/* A finding's one-line description: "ranks 0-3 on node-a: message", raw. */
-void panes_finding_line(const model *m, const finding *f, strbuf *b);
 
 #endif

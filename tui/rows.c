@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/frmatch.h"
+
 /* Big jobs start with the host groups collapsed, except where a rank
  * stopped early: the first screen then says who stopped where. */
 #define ROWS_COLLAPSE_ABOVE 64
@@ -31,15 +33,26 @@ static size_t pick(const model *m, sortkey **out)
 	for (size_t i = 0; i < m->nprocs; i++)
 		if (m->procs[i].pid >= 0 && model_proc_rank(m, (int)i) >= 0)
 			intset_add(&claimed, model_proc_rank(m, (int)i));
-	sortkey *k = xcalloc(m->nprocs ? m->nprocs : 1, sizeof *k);
+	size_t nfr = m->fr ? m->fr->nranks : 0;
+	sortkey *k = xcalloc(m->nprocs + nfr + 1, sizeof *k);
 	size_t n = 0;
+	intset shown = { 0 };
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const proc *p = &m->procs[i];
 		int r = model_proc_rank(m, (int)i);
 		if (p->pid < 0 && (r < 0 || intset_has(&claimed, r)))
 			continue;
 		k[n++] = (sortkey){ 0, p->host, r < 0 ? 1 << 30 : r, (int)i };
+		if (r >= 0)
+			intset_add(&shown, r);
 	}
+	/* ranks of the dumps that no log shows: a group of their own */
+	for (size_t i = 0; i < nfr; i++) {
+		int64_t r = m->fr->ranks[i].rank;
+		if (r >= 0 && r < (1 << 30) && !intset_has(&shown, (int)r))
+			k[n++] = (sortkey){ 0, ROWS_FR_ONLY, (int)r, -1 };
+	}
+	intset_free(&shown);
 	/* hosts in the order of their lowest rank: sort by host and rank, then
 	 * give each host's ranks the first one's rank as key */
 	qsort(k, n, sizeof *k, cmp_key);
@@ -62,12 +75,12 @@ static int cmp_u(const void *a, const void *b)
 
 /* Without timestamps, ranks stuck in the same phase are told apart by how
  * many NCCL records they got out: fewer than the median is behind. */
-static unsigned median_records(const model *m, const rows *w, enum phase ph)
+static unsigned median_records(const rows *w, enum phase ph)
 {
 	unsigned *v = xcalloc(w->nr + 1, sizeof *v);
 	size_t n = 0;
 	for (size_t i = 0; i < w->nr; i++) {
-		const proc *p = &m->procs[w->r[i].proc];
+		const proc *p = rows_proc(w, &w->r[i]);
 		if (p->pid >= 0 && p->phase == ph)
 			v[n++] = p->nrecent;
 	}
@@ -82,7 +95,7 @@ static void flag_stopped(const model *m, rows *w)
 	enum phase maxph = PH_NONE;
 	int timed = 0;
 	for (size_t i = 0; i < w->nr; i++) {
-		const proc *p = &m->procs[w->r[i].proc];
+		const proc *p = rows_proc(w, &w->r[i]);
 		if (p->pid >= 0 && p->phase > maxph)
 			maxph = p->phase;
 		if (time_dated(p->last_time)) {
@@ -96,7 +109,7 @@ static void flag_stopped(const model *m, rows *w)
 	double behind = (w->t1 - w->t0) / 10;
 	if (behind < 10)
 		behind = 10;
-	unsigned med = maxph < PH_COMPLETE && !w->timed ? median_records(m, w, maxph) : 0;
+	unsigned med = maxph < PH_COMPLETE && !w->timed ? median_records(w, maxph) : 0;
 	/* most ranks' watchdogs reported a collective timing out: the ranks
 	 * without a report never got that far */
 	intset wd = { 0 };
@@ -105,7 +118,7 @@ static void flag_stopped(const model *m, rows *w)
 	bool wd_most = wd.n * 2 > w->nr;
 	for (size_t i = 0; i < w->nr; i++) {
 		rrank *r = &w->r[i];
-		const proc *p = &m->procs[r->proc];
+		const proc *p = rows_proc(w, r);
 		if (p->pid < 0 || w->nr < 2)
 			continue;
 		bool late = w->timed && time_dated(p->last_time) && w->t1 - p->last_time > behind && !p->destroyed;
@@ -126,26 +139,30 @@ static void flag_findings(const model *m, rows *w)
 	for (size_t i = 0; i < m->nprocs; i++)
 		row_of[i] = -1;
 	for (size_t i = 0; i < w->nr; i++)
-		row_of[w->r[i].proc] = (int)i;
+		if (w->r[i].proc >= 0)
+			row_of[w->r[i].proc] = (int)i;
 	for (size_t k = 0; k < m->fs.n; k++) {
 		const finding *f = &m->fs.v[k];
-		bool timeout = strstr(f->id, "timeout") != NULL;
-		bool behind = strcmp(f->id, "rank-silent") == 0 || strcmp(f->id, "straggler-rank") == 0;
+		/* what a finding marks is the catalog's word */
+		const catentry *ce = m->cat ? catalog_find(m->cat, f->id) : NULL;
+		unsigned marks = ce ? ce->marks : 0;
+		bool timeout = marks & MARK_TIMEOUT, behind = marks & MARK_BEHIND;
 		for (size_t j = 0; j < f->procs.n; j++) {
 			int ri = f->procs.v[j] >= 0 && (size_t)f->procs.v[j] < m->nprocs ? row_of[f->procs.v[j]] : -1;
 			if (ri < 0)
 				continue;
 			rrank *r = &w->r[ri];
-			const proc *p = &m->procs[r->proc];
+			const proc *p = rows_proc(w, r);
 			if ((int)f->severity > r->sev)
 				r->sev = (int)f->severity;
 			if (timeout)
 				r->flags |= RF_TIMEOUT;
 			/* silence seen live says more than a phase behind: it is why */
 			bool silent = strcmp(f->id, "rank-silent") == 0 && f->key && strcmp(f->key, "job:live") == 0;
-			if (behind && (!(r->flags & RF_STOPPED) || silent)) {
+			if (behind && (!(r->flags & RF_STOPPED) || silent) && r->why != STOP_FR) {
 				r->flags |= RF_STOPPED;
 				r->why = silent ? STOP_SILENT : STOP_FINDING;
+				r->why_finding = (int)k;
 			}
 			/* an error finding marks the ranks that failed themselves, not
 			 * every rank of a job-wide diagnosis */
@@ -154,6 +171,40 @@ static void flag_findings(const model *m, rows *w)
 		}
 	}
 	free(row_of);
+}
+
+/* The ranks the Flight Recorder dumps show behind: in a group whose
+ * collective never completed everywhere, those that never called it, and
+ * those behind on what they completed. */
+static void flag_fr(const model *m, rows *w)
+{
+	const frmatch_report *fr = m->fr;
+	if (!fr)
+		return;
+	for (size_t gi = 0; gi < fr->npgs; gi++) {
+		const frm_pg *g = &fr->pgs[gi];
+		if (!g->stuck)
+			continue;
+		for (size_t i = 0; i < w->nr; i++) {
+			rrank *r = &w->r[i];
+			if (r->rank < 0 || r->why == STOP_FR)
+				continue;
+			bool behind = false;
+			for (size_t k = 0; k < g->nmissing && !behind; k++)
+				behind = g->missing[k] == r->rank;
+			for (size_t k = 0; k < g->nbehind && !behind; k++)
+				behind = g->behind[k] == r->rank;
+			if (!behind)
+				continue;
+			/* the dumps say more than a guess from the logs */
+			if (!(r->flags & RF_STOPPED) || r->why == STOP_LATE || r->why == STOP_FEWER ||
+			    r->why == STOP_NO_REPORT || r->why == STOP_FINDING) {
+				r->flags |= RF_STOPPED;
+				r->why = STOP_FR;
+				r->fr_pg = (int)gi;
+			}
+		}
+	}
 }
 
 void rows_build(rows *w, const model *m)
@@ -169,25 +220,28 @@ void rows_build(rows *w, const model *m)
 	w->g = NULL;
 	w->nr = w->ng = 0;
 	w->t0 = w->t1 = 0;
+	w->m = m;
+	model_proc_init(&w->ghost);
 	sortkey *k;
 	size_t n = pick(m, &k);
 	w->r = xcalloc(n ? n : 1, sizeof *w->r);
 	w->g = xcalloc(n ? n : 1, sizeof *w->g);
 	bool job_started = false;
 	for (size_t i = 0; i < n; i++) {
-		const proc *p = &m->procs[k[i].proc];
+		const proc *p = k[i].proc >= 0 ? &m->procs[k[i].proc] : &w->ghost;
 		if (p->phase >= PH_BOOTSTRAP || p->init_started)
 			job_started = true;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const proc *p = &m->procs[k[i].proc];
-		if (!w->ng || w->g[w->ng - 1].host != p->host) {
+		const proc *p = k[i].proc >= 0 ? &m->procs[k[i].proc] : &w->ghost;
+		int host = k[i].proc >= 0 ? p->host : ROWS_FR_ONLY;
+		if (!w->ng || w->g[w->ng - 1].host != host) {
 			rgroup *g = &w->g[w->ng++];
-			*g = (rgroup){ .host = p->host, .first = i, .minph = PH_RUNNING, .maxph = PH_NONE };
+			*g = (rgroup){ .host = host, .first = i, .minph = PH_RUNNING, .maxph = PH_NONE };
 		}
 		rrank *r = &w->r[w->nr++];
-		*r = (rrank){ .proc = k[i].proc, .rank = model_proc_rank(m, k[i].proc), .group = (int)w->ng - 1,
-			      .sev = -1, .last_file = -1 };
+		*r = (rrank){ .proc = k[i].proc, .rank = k[i].proc >= 0 ? model_proc_rank(m, k[i].proc) : k[i].rank,
+			      .group = (int)w->ng - 1, .fr_pg = -1, .why_finding = -1, .sev = -1, .last_file = -1 };
 		if (p->warned)
 			r->flags |= RF_WARN;
 		if (p->aborted)
@@ -214,10 +268,11 @@ void rows_build(rows *w, const model *m)
 	}
 	free(k);
 	flag_stopped(m, w);
+	flag_fr(m, w);
 	flag_findings(m, w);
 	for (size_t i = 0; i < w->nr; i++) {
 		rgroup *g = &w->g[w->r[i].group];
-		const proc *p = &m->procs[w->r[i].proc];
+		const proc *p = rows_proc(w, &w->r[i]);
 		g->n++;
 		g->flags |= w->r[i].flags;
 		g->nstopped += (w->r[i].flags & RF_STOPPED) != 0;
@@ -233,11 +288,15 @@ void rows_build(rows *w, const model *m)
 	intset_free(&collapsed);
 }
 
-bool rows_pass(const rows *w, size_t i, int min_sev)
+bool rows_pass(const rows *w, size_t i, const filterset *flt)
 {
+	const rrank *r = &w->r[i];
+	if (filter_scoped(flt) && !filter_proc(flt, w->m, r->proc, r->rank))
+		return false;
 	/* by what the rank itself did: a job-wide finding names every rank
 	 * and would filter nothing out */
-	unsigned f = w->r[i].flags;
+	unsigned f = r->flags;
+	int min_sev = flt->min_sev;
 	if (min_sev <= SEV_INFO)
 		return true;
 	if (f & (RF_STOPPED | RF_ERROR | RF_TIMEOUT | RF_ABORT))
@@ -245,14 +304,14 @@ bool rows_pass(const rows *w, size_t i, int min_sev)
 	return min_sev == SEV_WARNING && (f & (RF_NOINIT | RF_WARN));
 }
 
-void rows_layout(rows *w, int min_sev)
+void rows_layout(rows *w, const filterset *flt)
 {
 	w->nvis = 0;
 	for (size_t gi = 0; gi < w->ng; gi++) {
 		const rgroup *g = &w->g[gi];
 		size_t pass = 0;
 		for (size_t i = g->first; i < g->first + g->n; i++)
-			pass += rows_pass(w, i, min_sev);
+			pass += rows_pass(w, i, flt);
 		if (!pass)
 			continue;
 		grow(&w->vis, &w->viscap, w->nvis, sizeof *w->vis);
@@ -260,26 +319,31 @@ void rows_layout(rows *w, int min_sev)
 		if (g->collapsed)
 			continue;
 		for (size_t i = g->first; i < g->first + g->n; i++)
-			if (rows_pass(w, i, min_sev)) {
+			if (rows_pass(w, i, flt)) {
 				grow(&w->vis, &w->viscap, w->nvis, sizeof *w->vis);
 				w->vis[w->nvis++] = (rrow){ false, i };
 			}
 	}
 }
 
-long rows_reveal(rows *w, size_t i, int min_sev)
+long rows_reveal(rows *w, size_t i, const filterset *flt)
 {
-	if (!rows_pass(w, i, min_sev))
+	if (!rows_pass(w, i, flt))
 		return -1;
 	rgroup *g = &w->g[w->r[i].group];
 	if (g->collapsed) {
 		g->collapsed = false;
-		rows_layout(w, min_sev);
+		rows_layout(w, flt);
 	}
 	for (size_t v = 0; v < w->nvis; v++)
 		if (!w->vis[v].group && w->vis[v].idx == i)
 			return (long)v;
 	return -1;
+}
+
+const proc *rows_proc(const rows *w, const rrank *r)
+{
+	return r->proc >= 0 ? &w->m->procs[r->proc] : &w->ghost;
 }
 
 void rows_free(rows *w)

@@ -6,6 +6,7 @@
 #define NCCLOG_TUI_ROWS_H
 
 #include "../model/model.h"
+#include "filter.h"
 
 enum rank_flag {
 	RF_STOPPED = 1,  /* stopped early: behind the other ranks */
@@ -17,11 +18,17 @@ enum rank_flag {
 };
 
 /* Why a rank counts as stopped early (the first reason found). */
-enum stop_why { STOP_NONE, STOP_LATE, STOP_PHASE, STOP_FEWER, STOP_NO_REPORT, STOP_FINDING, STOP_SILENT };
+enum stop_why { STOP_NONE, STOP_LATE, STOP_PHASE, STOP_FEWER, STOP_NO_REPORT, STOP_FINDING, STOP_SILENT, STOP_FR };
+
+/* The host key of the group of ranks known only from their Flight
+ * Recorder dumps (no log of theirs was given). */
+#define ROWS_FR_ONLY (-2)
 
 typedef struct rrank {
-	int proc;
+	int proc;              /* -1: a rank known only from its Flight Recorder dump */
 	int rank;              /* -1 unknown */
+	int fr_pg;             /* STOP_FR: the process group (m->fr) it is behind in */
+	int why_finding;       /* STOP_FINDING: the finding that names it behind */
 	int group;
 	unsigned flags;
 	enum stop_why why;
@@ -47,6 +54,8 @@ typedef struct rrow {
 } rrow;
 
 typedef struct rows {
+	const model *m;
+	proc ghost;            /* the facts of a rank without a process: none */
 	rrank *r;
 	size_t nr;
 	rgroup *g;
@@ -61,15 +70,17 @@ typedef struct rows {
  * host survives. */
 void rows_build(rows *w, const model *m);
 /* Recomputes the visible rows: groups, and the ranks of expanded groups
- * that pass the severity filter (-1: all ranks). */
-void rows_layout(rows *w, int min_sev);
-/* Whether rank row i passes the filter: at error level the ranks that
- * stopped early, failed, timed out or aborted; at warning level also those
- * that warned or never completed init. */
-bool rows_pass(const rows *w, size_t i, int min_sev);
+ * that pass the filter. */
+void rows_layout(rows *w, const filterset *f);
+/* Whether rank row i passes the filter: its host and rank; at error level
+ * the ranks that stopped early, failed, timed out or aborted; at warning
+ * level also those that warned or never completed init. */
+bool rows_pass(const rows *w, size_t i, const filterset *f);
 /* The visible row of rank i, expanding its group when needed; -1 when the
  * filter hides it. */
-long rows_reveal(rows *w, size_t i, int min_sev);
+long rows_reveal(rows *w, size_t i, const filterset *f);
 void rows_free(rows *w);
+/* The process of rank row r (nothing known for a rank without one). */
+const proc *rows_proc(const rows *w, const rrank *r);
 
 #endif

@@ -137,9 +137,9 @@ void term_close(term *t)
 
 const char *term_glyph(const term *t, enum glyph g)
 {
-	static const char *const utf8[G_COUNT] = { "\u2501", "\u00b7", "\u25c6", "\u25b2", "\u2717",
-						   "\u25f7", "\u2298", "\u25be", "\u25b8", "\u2588", "\u2591" };
-	static const char *const ascii[G_COUNT] = { "=", ".", ">", "w", "X", "T", "A", "-", "+", "#", "." };
+	static const char *const utf8[G_COUNT] = { "\u2501", "\u00b7", "\u25c6", "\u25b2", "\u2717", "\u25f7",
+						   "\u2298", "\u25be", "\u25b8", "\u2588", "\u2591", "\u2026" };
+	static const char *const ascii[G_COUNT] = { "=", ".", ">", "w", "X", "T", "A", "-", "+", "#", ".", ">" };
 	return t->utf8 ? utf8[g] : ascii[g];
 }
 
@@ -209,6 +209,31 @@ int term_put(const term *t, int y, int x, int cols, const char *s, int attr)
 	attrset((attr_t)attr);
 	mvaddnstr(y, x, s, (int)bytes);
 	attrset(A_NORMAL);
+	return used;
+}
+
+int term_put_from(const term *t, int y, int x, int cols, int skip, const char *s, int attr)
+{
+	if (!s)
+		return 0;
+	if (skip > 0) {
+		int used;
+		size_t k = term_fit(t, s, skip, &used);
+		s += k;
+		/* a wide character cut by the edge goes with the part left out */
+		if (used < skip && *s) {
+			s++;
+			while (((unsigned char)*s & 0xc0) == 0x80)
+				s++;
+		}
+	}
+	return term_put(t, y, x, cols, s, attr);
+}
+
+int term_width(const term *t, const char *s)
+{
+	int used;
+	term_fit(t, s, 1 << 30, &used);
 	return used;
 }
 

@@ -23,6 +23,7 @@ enum glyph {
 	G_CLOSED,   /* a collapsed host group */
 	G_BAR_FULL, /* progress bar */
 	G_BAR_EMPTY,
+	G_MORE,     /* text goes on past the edge */
 	G_COUNT
 };
 
@@ -59,6 +60,11 @@ size_t term_fit(const term *t, const char *s, int cols, int *used);
 /* Draws s (already safe) at y,x in at most `cols` columns with attributes
  * attr; returns the columns used. */
 int term_put(const term *t, int y, int x, int cols, const char *s, int attr);
+/* As term_put, leaving out the first `skip` columns of s (scrolled
+ * horizontally); returns the columns used. */
+int term_put_from(const term *t, int y, int x, int cols, int skip, const char *s, int attr);
+/* The columns s (already safe) takes. */
+int term_width(const term *t, const char *s);
 /* Fills cols columns at y,x with spaces in attr. */
 void term_blank(int y, int x, int cols, int attr);
 

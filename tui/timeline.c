@@ -13,12 +13,27 @@ typedef struct cols {
 	int rank, dev, bar, barw, phase, phasew, last, lastw;
 } cols;
 
-static cols layout(int W)
+/* The rank column is as wide as its widest label: "r1023", "pid2566123". */
+static int label_width(const view *v)
+{
+	int w = 7;
+	for (size_t i = 0; i < v->rw.nr; i++) {
+		const rrank *r = &v->rw.r[i];
+		char buf[32];
+		int n = r->rank >= 0 ? snprintf(buf, sizeof buf, "r%d", r->rank)
+				     : snprintf(buf, sizeof buf, "pid%ld", rows_proc(&v->rw, r)->pid);
+		if (n + 1 > w)
+			w = n + 1;
+	}
+	return w;
+}
+
+static cols layout(int W, int labelw)
 {
 	cols c;
 	c.rank = 3;
-	c.dev = 10;
-	c.bar = 15;
+	c.dev = c.rank + labelw;
+	c.bar = c.dev + 5;
 	c.barw = W / 5;
 	if (c.barw < 16)
 		c.barw = 16;
@@ -107,7 +122,7 @@ static int cell_of(const rows *w, double tm, int n)
 static void bar(view *v, const cols *c, int y, const rrank *r, int base)
 {
 	const term *t = v->t;
-	const proc *p = &v->m->procs[r->proc];
+	const proc *p = rows_proc(&v->rw, r);
 	int done = r->flags & RF_STOPPED ? term_attr(t, RL_ERROR)
 		   : r->flags & RF_NOINIT ? term_attr(t, RL_WARNING) : term_attr(t, RL_OK);
 	done |= base;
@@ -149,8 +164,8 @@ static void bar(view *v, const cols *c, int y, const rrank *r, int base)
 
 static bool hilited(const view *v, const rrank *r)
 {
-	const finding *f = view_finding(v);
-	return f && (v->focus != PANE_TIMELINE) && intset_has(&f->procs, r->proc);
+	const finding *f = view_marking(v);
+	return f && intset_has(&f->procs, r->proc);
 }
 
 static char marker(unsigned flags)
@@ -162,7 +177,7 @@ static void rank_row(view *v, const cols *c, int y, size_t i, bool cur)
 {
 	const term *t = v->t;
 	const rrank *r = &v->rw.r[i];
-	const proc *p = &v->m->procs[r->proc];
+	const proc *p = rows_proc(&v->rw, r);
 	int base = cur ? (v->focus == PANE_TIMELINE ? A_REVERSE : A_BOLD) : A_NORMAL;
 	bool hl = hilited(v, r);
 	term_blank(y, 0, v->W, base);
@@ -175,14 +190,19 @@ static void rank_row(view *v, const cols *c, int y, size_t i, bool cur)
 		snprintf(buf, sizeof buf, "r%d", r->rank);
 	else
 		snprintf(buf, sizeof buf, "pid%ld", p->pid);
-	term_put(t, y, c->rank, 7, buf, (hl ? term_attr(t, RL_HILITE) : (int)A_BOLD) | base);
+	term_put(t, y, c->rank, c->dev - c->rank - 1, buf, (hl ? term_attr(t, RL_HILITE) : (int)A_BOLD) | base);
 	if (p->dev >= 0) {
 		snprintf(buf, sizeof buf, "[%d]", p->dev);
 		term_put(t, y, c->dev, 4, buf, base);
 	}
-	bar(v, c, y, r, base);
 	int pa = (r->flags & RF_STOPPED ? term_attr(t, RL_ERROR) : r->flags & RF_NOINIT ? term_attr(t, RL_WARNING) : 0);
-	term_put(t, y, c->phase, c->phasew - 1, short_phase(p->phase, c->phasew > 12), pa | base);
+	if (r->proc >= 0) {
+		bar(v, c, y, r, base);
+		term_put(t, y, c->phase, c->phasew - 1, short_phase(p->phase, c->phasew > 12), pa | base);
+	} else {
+		/* no log of it: where it is comes from its dump alone */
+		term_put(t, y, c->phase, c->phasew - 1, "no log", pa | base);
+	}
 	strbuf b = { 0 };
 	if (v->live) {
 		/* how long ago it was last heard from */
@@ -194,7 +214,7 @@ static void rank_row(view *v, const cols *c, int y, size_t i, bool cur)
 	if (r->flags & RF_STOPPED)
 		sb_adds(&b, r->why == STOP_SILENT ? "silent: " : "stopped: ");
 	view_last_line(v, i, &b);
-	term_put(t, y, c->last, c->lastw, b.p, (r->flags & RF_STOPPED ? A_BOLD : 0) | base);
+	term_put_from(t, y, c->last, c->lastw, v->hscroll, b.p, (r->flags & RF_STOPPED ? A_BOLD : 0) | base);
 	sb_free(&b);
 }
 
@@ -209,7 +229,8 @@ static void group_row(view *v, const cols *c, int y, size_t gi, bool cur)
 	int x = c->rank - 1;
 	x += term_put(t, y, x, 2, term_glyph(t, g->collapsed ? G_CLOSED : G_OPEN), base);
 	strbuf b = { 0 };
-	const char *host = g->host >= 0 ? intern_str(&v->m->str, g->host) : "(no host)";
+	const char *host = g->host >= 0 ? intern_str(&v->m->str, g->host)
+			   : g->host == ROWS_FR_ONLY ? "(Flight Recorder only)" : "(no host)";
 	term_escape(t, &b, slice_from(host));
 	x += 1 + term_put(t, y, x + 1, v->W - x - 1, b.p, A_BOLD | base);
 	sb_clear(&b);
@@ -242,8 +263,8 @@ static void group_row(view *v, const cols *c, int y, size_t gi, bool cur)
 	if (nwarn)
 		sb_printf(&b, "  %zu warned", nwarn);
 	size_t nhl = 0;
-	const finding *f = view_finding(v);
-	if (f && v->focus != PANE_TIMELINE)
+	const finding *f = view_marking(v);
+	if (f)
 		for (size_t i = g->first; i < g->first + g->n; i++)
 			nhl += intset_has(&f->procs, v->rw.r[i].proc);
 	if (nhl)
@@ -255,7 +276,7 @@ static void group_row(view *v, const cols *c, int y, size_t gi, bool cur)
 
 void timeline_draw(view *v)
 {
-	cols c = layout(v->W);
+	cols c = layout(v->W, label_width(v));
 	axis(v, &c);
 	long page = timeline_page(v), n = (long)v->rw.nvis;
 	if (v->tl_cur >= n)
@@ -280,8 +301,10 @@ void timeline_draw(view *v)
 		if (row >= n) {
 			term_blank(y, 0, v->W, A_NORMAL);
 			if (n == 0 && k == 0)
-				term_put(v->t, y, 2, v->W - 2, v->filter >= 0 ? "no rank matches the filter (f)"
-									     : "no rank seen in these logs", A_DIM);
+				term_put(v->t, y, 2, v->W - 2,
+					 v->flt.min_sev >= 0 || filter_scoped(&v->flt) ? "no rank passes the filter (f, or \\ then Enter)"
+					 : v->m->fr ? "no rank seen in the logs: the Flight Recorder findings are below"
+						    : "no rank seen in these logs", A_DIM);
 			continue;
 		}
 		const rrow *rr = &v->rw.vis[row];

@@ -1,25 +1,36 @@
 #include "view.h"
 
-#include <curses.h>
-#include <errno.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/frmatch.h"
 #include "../parser/record.h"
-#include "keys.h"
-#include "panes.h"
-#include "timeline.h"
+#include "../report/report.h"
 
 static void findings_layout(view *v)
 {
 	v->nfvis = 0;
 	for (size_t i = 0; i < v->m->fs.n; i++)
-		if ((int)v->m->fs.v[i].severity >= v->filter) {
+		if (filter_finding(&v->flt, v->m, &v->m->fs.v[i])) {
 			grow(&v->fvis, &v->fviscap, v->nfvis, sizeof *v->fvis);
 			v->fvis[v->nfvis++] = (int)i;
 		}
+}
+
+/* The verdict in the words of every report, kept for the header. */
+static void word_verdict(view *v)
+{
+	sb_clear(&v->verdict);
+	sb_clear(&v->fix);
+	verdict vd;
+	report_verdict(v->m, &vd);
+	sb_add(&v->verdict, vd.what.p ? vd.what.p : "", vd.what.n);
+	if (vd.fix.n) {
+		sb_adds(&v->fix, vd.proven || !vd.root || vd.root->severity < SEV_ERROR ? "fix: " : "next: ");
+		sb_add(&v->fix, vd.fix.p, vd.fix.n);
+	}
+	verdict_free(&vd);
 }
 
 void view_init(view *v, const model *m, term *t, lineidx *idx)
@@ -28,7 +39,7 @@ void view_init(view *v, const model *m, term *t, lineidx *idx)
 	v->m = m;
 	v->t = t;
 	v->idx = idx;
-	v->filter = -1;
+	filter_init(&v->flt);
 	v->raw_file = -1;
 	v->data_fd = -1;
 	view_refresh(v);
@@ -37,7 +48,7 @@ void view_init(view *v, const model *m, term *t, lineidx *idx)
 	for (unsigned want = RF_STOPPED; want; want = want == RF_STOPPED ? RF_NOINIT : 0)
 		for (size_t i = 0; i < v->rw.nr; i++)
 			if (v->rw.r[i].flags & want) {
-				v->tl_cur = rows_reveal(&v->rw, i, v->filter);
+				v->tl_cur = rows_reveal(&v->rw, i, &v->flt);
 				v->center = true;
 				return;
 			}
@@ -46,16 +57,54 @@ void view_init(view *v, const model *m, term *t, lineidx *idx)
 void view_free(view *v)
 {
 	rows_free(&v->rw);
+	filter_free(&v->flt);
+	search_free(v->re);
 	free(v->fvis);
 	sb_free(&v->input);
 	sb_free(&v->msg);
+	sb_free(&v->verdict);
+	sb_free(&v->fix);
 }
 
 void view_refresh(view *v)
 {
 	rows_build(&v->rw, v->m);
-	rows_layout(&v->rw, v->filter);
+	rows_layout(&v->rw, &v->flt);
 	findings_layout(v);
+	word_verdict(v);
+}
+
+void view_apply_filter(view *v)
+{
+	long keep_rank = view_rank(v);
+	int keep_f = v->fd_cur >= 0 && (size_t)v->fd_cur < v->nfvis ? v->fvis[v->fd_cur] : -1;
+	rows_layout(&v->rw, &v->flt);
+	findings_layout(v);
+	/* the rank that was selected, else the first rank that shows */
+	v->tl_cur = -1;
+	for (size_t row = 0; row < v->rw.nvis && v->tl_cur < 0; row++)
+		if (!v->rw.vis[row].group && (long)v->rw.vis[row].idx == keep_rank)
+			v->tl_cur = (long)row;
+	for (size_t row = 0; row < v->rw.nvis && v->tl_cur < 0; row++)
+		if (!v->rw.vis[row].group)
+			v->tl_cur = (long)row;
+	if (v->tl_cur < 0)
+		v->tl_cur = 0;
+	v->fd_cur = 0;
+	for (size_t i = 0; i < v->nfvis; i++)
+		if (v->fvis[i] == keep_f)
+			v->fd_cur = (long)i;
+	v->center = true;
+}
+
+bool view_goto_rank(view *v, size_t i)
+{
+	long row = rows_reveal(&v->rw, i, &v->flt);
+	if (row < 0)
+		return false;
+	v->tl_cur = row;
+	v->center = true;
+	return true;
 }
 
 const finding *view_finding(const view *v)
@@ -63,6 +112,13 @@ const finding *view_finding(const view *v)
 	if (v->fd_cur < 0 || (size_t)v->fd_cur >= v->nfvis)
 		return NULL;
 	return &v->m->fs.v[v->fvis[v->fd_cur]];
+}
+
+const finding *view_marking(const view *v)
+{
+	bool on = v->focus == PANE_FINDINGS || (v->focus == PANE_DETAIL && v->dmode == DET_FINDING) ||
+		  (v->dmode == DET_RAW && v->from == PANE_FINDINGS);
+	return on ? view_finding(v) : NULL;
 }
 
 long view_rank(const view *v)
@@ -96,7 +152,7 @@ static bool own_line(slice raw)
 static void settle_last(view *v, rrank *r)
 {
 	r->last_checked = true;
-	const proc *p = &v->m->procs[r->proc];
+	const proc *p = rows_proc(&v->rw, r);
 	unsigned n = p->nrecent < PROC_RECENT ? p->nrecent : PROC_RECENT;
 	if (!r->last_known || n < 2)
 		return;
@@ -120,9 +176,32 @@ static void settle_last(view *v, rrank *r)
 	sb_free(&raw);
 }
 
+/* A rank without a log: what its dump says it did last. */
+static void fr_last(const view *v, const rrank *r, strbuf *b)
+{
+	const frm_rank *k = v->m->fr && r->rank >= 0 ? frm_report_rank(v->m->fr, r->rank) : NULL;
+	strbuf raw = { 0 };
+	if (!k || !k->has_dump)
+		sb_adds(&raw, "no log and no Flight Recorder dump of this rank");
+	else if (k->has_pending)
+		sb_printf(&raw, "Flight Recorder: waiting in %s #%lld (%s)", k->pending.sig.op,
+			  (long long)k->pending.seq, fr_state_name(k->pending.state));
+	else if (k->nlast)
+		sb_printf(&raw, "Flight Recorder: last %s #%lld %s", k->last[k->nlast - 1].sig.op,
+			  (long long)k->last[k->nlast - 1].seq, fr_state_name(k->last[k->nlast - 1].state));
+	else
+		sb_adds(&raw, "Flight Recorder: no entry");
+	term_escape(v->t, b, (slice){ raw.p, raw.n });
+	sb_free(&raw);
+}
+
 void view_last_line(view *v, size_t i, strbuf *b)
 {
 	rrank *r = &v->rw.r[i];
+	if (r->proc < 0) {
+		fr_last(v, r, b);
+		return;
+	}
 	if (!r->last_checked)
 		settle_last(v, r);
 	if (r->last_file < 0 || (size_t)r->last_file >= v->m->nin)
@@ -130,7 +209,7 @@ void view_last_line(view *v, size_t i, strbuf *b)
 	if (!view_kept(v, r->last_file)) {
 		/* the latest line the model kept a copy of */
 		const evref *c[VIEW_COPIES];
-		size_t n = view_copies(&v->m->procs[r->proc], c);
+		size_t n = view_copies(rows_proc(&v->rw, r), c);
 		if (n) {
 			record rec;
 			slice s = slice_from(c[n - 1]->text);
@@ -163,9 +242,12 @@ void view_drill(view *v, int file, uint64_t line)
 		return;
 	}
 	if (!view_kept(v, file)) {
-		view_status(v, strcmp(v->m->in[file].name, "<stdin>") == 0
-				       ? "raw lines of standard input are not kept: the rank's facts and the findings' evidence are shown"
-				       : "this file was rotated or truncated: its earlier lines are gone");
+		const char *why = "this file was rotated or truncated: its earlier lines are gone";
+		if (strcmp(v->m->in[file].name, "<stdin>") == 0)
+			why = "raw lines of standard input are not kept: the rank's facts and the findings' evidence are shown";
+		else if (!v->m->in[file].lines && v->m->fr)
+			why = "a Flight Recorder dump has no lines: its entries are in the rank's detail";
+		view_status(v, "%s", why);
 		return;
 	}
 	v->raw_file = file;
@@ -179,7 +261,46 @@ void view_drill(view *v, int file, uint64_t line)
 
 bool view_kept(const view *v, int file)
 {
-	return v->idx && file >= 0 && (size_t)file < v->m->nin && v->idx[file].path;
+	return v->idx && file >= 0 && (size_t)file < v->m->nin && lineidx_kept(&v->idx[file]);
+}
+
+uint64_t view_lines(const view *v, int file)
+{
+	if (!view_kept(v, file))
+		return 0;
+	uint64_t n = v->idx[file].lines;
+	return n ? n : v->m->in[file].lines;
+}
+
+long view_line_rank(view *v, int file, uint64_t line)
+{
+	const model *m = v->m;
+	strbuf raw = { 0 };
+	int pi = -1;
+	if (view_kept(v, file) && lineidx_get(&v->idx[file], line, &raw) == 0) {
+		record rec;
+		record_parse((slice){ raw.p ? raw.p : "", raw.n }, &rec);
+		for (size_t i = 0; rec.nccl && i < m->nprocs && pi < 0; i++) {
+			const char *h = model_host(m, (int)i);
+			if (m->procs[i].pid == rec.pid && h && slice_eq_str(rec.host, h))
+				pi = (int)i;
+		}
+		int lr = rec.ln.rank >= 0 ? rec.ln.rank : -1;
+		for (size_t i = 0; pi < 0 && lr >= 0 && i < m->nprocs; i++)
+			if (m->procs[i].file == file && model_proc_rank(m, (int)i) == lr)
+				pi = (int)i;
+	}
+	sb_free(&raw);
+	long one = -1;
+	for (size_t i = 0; i < v->rw.nr; i++) {
+		const proc *p = rows_proc(&v->rw, &v->rw.r[i]);
+		if (pi >= 0 && v->rw.r[i].proc == pi)
+			return (long)i;
+		/* a file of one process (one log per rank) */
+		if (pi < 0 && (p->file == file || p->last_file == file))
+			one = one == -1 ? (long)i : -2;
+	}
+	return one >= 0 ? one : -1;
 }
 
 size_t view_copies(const proc *p, const evref *out[VIEW_COPIES])
@@ -215,84 +336,4 @@ void view_age(const view *v, double t, char *buf, size_t n)
 		snprintf(buf, n, "%ldm", s / 60);
 	else
 		snprintf(buf, n, "%ldh", s / 3600);
-}
-
-/* The timeline gets what its rows need up to most of the screen, the
- * findings a quarter at most, the detail pane the rest (half when it has
- * the focus). */
-static void layout(view *v)
-{
-	getmaxyx(stdscr, v->H, v->W);
-	int avail = v->H - 3;
-	int fd = avail / 4 < 3 ? 3 : avail / 4;
-	v->fd_h = (int)v->nfvis + 1 < fd ? (int)v->nfvis + 1 : fd;
-	if (v->fd_h < 2)
-		v->fd_h = 2;
-	int dt_min = v->focus == PANE_DETAIL ? avail / 2 : avail / 4;
-	if (dt_min < 3)
-		dt_min = 3;
-	long want = (long)v->rw.nvis + 1;
-	v->tl_h = avail - v->fd_h - dt_min;
-	if (want < v->tl_h)
-		v->tl_h = (int)want;
-	if (v->tl_h < 3)
-		v->tl_h = 3;
-	v->dt_h = avail - v->fd_h - v->tl_h;
-	v->tl_y = 2;
-	v->fd_y = v->tl_y + v->tl_h;
-	v->dt_y = v->fd_y + v->fd_h;
-}
-
-void view_draw(view *v)
-{
-	layout(v);
-	erase();
-	if (v->H < 12 || v->W < 40) {
-		term_put(v->t, 0, 0, v->W, "terminal too small for ncclog view (40x12 at least); q quits", A_BOLD);
-		refresh();
-		return;
-	}
-	if (v->dmode == DET_RAW && v->raw_top == 0) {
-		long ctx = (v->dt_h - 1) / 3;
-		v->raw_top = v->raw_mark > (uint64_t)ctx ? v->raw_mark - (uint64_t)ctx : 1;
-	}
-	panes_header(v);
-	timeline_draw(v);
-	panes_findings(v);
-	panes_detail(v);
-	panes_status(v);
-	if (v->help)
-		panes_help(v);
-	refresh();
-}
-
-int view_run(view *v)
-{
-	view_draw(v);
-	while (!v->quit) {
-		if (term_interrupted())
-			return 1;
-		struct pollfd pf[2] = { { v->t->fd, POLLIN, 0 }, { v->data_fd, POLLIN, 0 } };
-		/* a timeout, so that a signal landing just before poll is seen */
-		int n = poll(pf, v->data_fd >= 0 ? 2 : 1, v->on_tick ? 100 : 500);
-		if (n < 0 && errno != EINTR)
-			return -1;
-		if (term_interrupted())
-			return 1;
-		bool dirty = false;
-		if (n > 0 && (pf[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
-			return -1; /* the terminal went away */
-		if (n > 0 && v->data_fd >= 0 && pf[1].revents && v->on_data)
-			dirty |= v->on_data(v, v->data_ctx);
-		if (v->on_tick)
-			dirty |= v->on_tick(v, v->data_ctx);
-		int ch;
-		while (!v->quit && (ch = getch()) != ERR) {
-			keys_handle(v, ch);
-			dirty = true;
-		}
-		if (dirty && !v->quit)
-			view_draw(v);
-	}
-	return 0;
 }
