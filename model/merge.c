@@ -14,6 +14,11 @@ typedef struct remap {
 	int *proc;  /* src proc -> dst proc */
 	int *comm;  /* src comm -> dst comm */
 	const intern *dstr; /* dst's strings */
+	/* src borrowed dst's input table: files keep their indices, and only
+	 * the one input src read is shifted */
+	bool borrowed;
+	int own_file;
+	uint64_t own_shift;
 } remap;
 
 static int rs(const remap *r, int id)
@@ -23,11 +28,13 @@ static int rs(const remap *r, int id)
 
 static int rf(const remap *r, int file)
 {
-	return file >= 0 ? r->file[file] : file;
+	return file >= 0 && !r->borrowed ? r->file[file] : file;
 }
 
 static uint64_t rl(const remap *r, int file, uint64_t line)
 {
+	if (r->borrowed)
+		return file >= 0 && line && file == r->own_file ? line + r->own_shift : line;
 	return file >= 0 && line ? line + r->shift[file] : line;
 }
 
@@ -178,9 +185,17 @@ void model_merge(model *dst, const model *src)
 		r.str[i] = intern_get(&dst->str, slice_from(src->str.strs[i]));
 	/* inputs: a list both sides share keeps its indices (threads of one
 	 * run); other inputs are appended (summaries of other nodes) */
-	r.file = xmalloc((src->nin ? src->nin : 1) * sizeof(int));
-	r.shift = xmalloc((src->nin ? src->nin : 1) * sizeof(uint64_t));
-	for (size_t i = 0; i < src->nin; i++) {
+	r.borrowed = src->in_borrowed && src->in == dst->in;
+	r.own_file = src->own_file;
+	if (r.borrowed && src->own_file >= 0) {
+		input *d = &dst->in[src->own_file];
+		r.own_shift = d->lines;
+		d->lines += src->own.lines;
+		d->bytes += src->own.bytes;
+	}
+	r.file = xmalloc((src->nin && !r.borrowed ? src->nin : 1) * sizeof(int));
+	r.shift = xmalloc((src->nin && !r.borrowed ? src->nin : 1) * sizeof(uint64_t));
+	for (size_t i = 0; i < src->nin && !r.borrowed; i++) {
 		bool same = i < dst->nin && strcmp(dst->in[i].name, src->in[i].name) == 0;
 		int k = same ? (int)i : model_add_input(dst, src->in[i].name);
 		r.file[i] = k;

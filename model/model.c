@@ -25,6 +25,9 @@ const char *phase_name(enum phase p)
 	return names[p];
 }
 
+struct procidx;
+static void pidx_free(struct procidx *x);
+
 void model_init(model *m, const catalog *cat)
 {
 	*m = (model){ 0 };
@@ -41,9 +44,10 @@ static void evref_free(evref *e)
 
 void model_free(model *m)
 {
-	for (size_t i = 0; i < m->nin; i++)
+	for (size_t i = 0; i < m->nin && !m->in_borrowed; i++)
 		free(m->in[i].name);
-	free(m->in);
+	if (!m->in_borrowed)
+		free(m->in);
 	for (size_t i = 0; i < m->nprocs; i++) {
 #define X(name) evref_free(&m->procs[i].ev_##name);
 		PROC_EVIDENCE(X)
@@ -63,6 +67,7 @@ void model_free(model *m)
 		evref_free(&m->env[i].ev);
 	free(m->env);
 	free(m->streams);
+	pidx_free(m->pidx);
 	evref_free(&m->ev_killed);
 	evref_free(&m->ev_excerpt);
 	intset_free(&m->table_hosts);
@@ -107,6 +112,24 @@ int model_add_input(model *m, const char *name)
 	in->name = xstrdup(name);
 	in->frank = rank_from_name(name);
 	return (int)m->nin++;
+}
+
+void model_borrow_inputs(model *m, const model *from)
+{
+	m->in = from->in;
+	m->nin = from->nin;
+	m->in_borrowed = true;
+	m->own_file = -1;
+}
+
+input *model_input_counts(model *m, int file)
+{
+	if (!m->in_borrowed)
+		return &m->in[file];
+	m->own_file = file;
+	m->own.name = m->in[file].name;
+	m->own.frank = m->in[file].frank;
+	return &m->own;
 }
 
 /* Records the line being fed, once. */
@@ -192,17 +215,87 @@ static void stream_set(model *m, int file, int tag, int pi)
 	*s = (stream){ file, tag, pi };
 }
 
+/* The processes of each input in creation order, a chain through next[]
+ * with its ends in a hash on the input: a guess looks at the processes of
+ * its own file, not at every process of the job. Processes never change
+ * their input, so the index only grows, up to the processes made so far. */
+typedef struct procidx {
+	int *next;
+	size_t nextcap, indexed;
+	struct pislot { int file, first, last; } *slot; /* file -1 = empty */
+	size_t slotcap, nslots;                          /* a power of two */
+} procidx;
+
+static struct pislot *pidx_slot(procidx *x, int file)
+{
+	size_t i = (size_t)((uint32_t)file * 0x9e3779b9u) & (x->slotcap - 1);
+	while (x->slot[i].file >= 0 && x->slot[i].file != file)
+		i = (i + 1) & (x->slotcap - 1);
+	return &x->slot[i];
+}
+
+static void pidx_rehash(procidx *x)
+{
+	struct pislot *old = x->slot;
+	size_t oldcap = x->slotcap;
+	x->slotcap = oldcap ? oldcap * 2 : 64;
+	x->slot = xmalloc(x->slotcap * sizeof *x->slot);
+	for (size_t i = 0; i < x->slotcap; i++)
+		x->slot[i].file = -1;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].file >= 0)
+			*pidx_slot(x, old[i].file) = old[i];
+	free(old);
+}
+
+static const procidx *pidx_update(model *m)
+{
+	if (!m->pidx)
+		m->pidx = xcalloc(1, sizeof *m->pidx);
+	procidx *x = m->pidx;
+	if (x->indexed < m->nprocs) {
+		grow(&x->next, &x->nextcap, m->nprocs, sizeof *x->next);
+		for (size_t i = x->indexed; i < m->nprocs; i++) {
+			if ((x->nslots + 1) * 2 > x->slotcap)
+				pidx_rehash(x);
+			struct pislot *sl = pidx_slot(x, m->procs[i].file);
+			x->next[i] = -1;
+			if (sl->file < 0) {
+				*sl = (struct pislot){ m->procs[i].file, (int)i, (int)i };
+				x->nslots++;
+			} else {
+				x->next[sl->last] = (int)i;
+				sl->last = (int)i;
+			}
+		}
+		x->indexed = m->nprocs;
+	}
+	return x;
+}
+
+static void pidx_free(struct procidx *x)
+{
+	if (!x)
+		return;
+	free(x->next);
+	free(x->slot);
+	free(x);
+}
+
 int model_guess_proc(const model *m, int file, int lrank, bool untagged)
 {
+	/* the index is a cache: filling it leaves what m says unchanged */
+	procidx *x = (procidx *)pidx_update((model *)m);
 	/* "[rank3]:" lines: the process of that rank in the same file */
 	int only = -1, nreal = 0;
-	for (size_t i = 0; i < m->nprocs; i++) {
+	const struct pislot *sl = x->slotcap ? pidx_slot(x, file) : NULL;
+	for (int i = sl && sl->file >= 0 ? sl->first : -1; i >= 0; i = x->next[i]) {
 		const proc *q = &m->procs[i];
-		if (q->file != file || q->pid < 0)
+		if (q->pid < 0)
 			continue;
 		if (lrank >= 0 && (q->lrank == lrank || q->rank == lrank))
-			return (int)i;
-		only = (int)i;
+			return i;
+		only = i;
 		nreal++;
 	}
 	/* a per-rank file: its one process, unless that one is known to be another rank */

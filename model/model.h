@@ -167,6 +167,11 @@ typedef struct model {
 	intern str;
 	input *in;
 	size_t nin, incap;
+	/* a reader thread's model borrows the run's input table (names and
+	 * ranks, read-only) and counts the one input it reads in own */
+	bool in_borrowed;
+	int own_file;
+	input own;
 	proc *procs;
 	size_t nprocs, proccap;
 	comm *comms;
@@ -175,6 +180,7 @@ typedef struct model {
 	size_t nwd, wdcap;
 	envset *env;
 	size_t nenv, envcap;
+	struct procidx *pidx;  /* processes by input, built as model_guess_proc needs it */
 	stream *streams;       /* open addressing on (file, tag); proc -1 = empty */
 	size_t streamcap;      /* a power of two */
 	size_t nstreams;
@@ -222,6 +228,12 @@ int model_guess_proc(const model *m, int file, int lrank, bool untagged);
 void model_take_fr(model *m, struct frmatch_report *r);
 /* Registers an input; returns its index. */
 int model_add_input(model *m, const char *name);
+/* Makes m (new, empty) use the input table of from, which must outlive it
+ * and not grow meanwhile: reader threads share one table of the run's
+ * inputs instead of a copy each. m may count one input of its own. */
+void model_borrow_inputs(model *m, const model *from);
+/* Where the line and byte counts of input `file` are kept in m. */
+input *model_input_counts(model *m, int file);
 /* Feeds one record (after rule gating) of input `file`, at line `lineno`
  * that starts at byte `off`; span lists its physical lines when reassembly
  * joined several (NULL otherwise). The span must stay valid until

@@ -266,8 +266,9 @@ static void keep_prev(pipeline *p)
 
 static void count(pipeline *p)
 {
-	p->m->in[p->file].lines = lines_read(p);
-	p->m->in[p->file].bytes = p->bytes;
+	input *in = model_input_counts(p->m, p->file);
+	in->lines = lines_read(p);
+	in->bytes = p->bytes;
 }
 
 void pipeline_feed(pipeline *p, const char *buf, size_t n)
