@@ -373,28 +373,37 @@ static void proc_seen(const model *m, proc *p, int file, uint64_t lineno, double
 
 void model_activity(model *m, int file, uint64_t lineno, uint64_t off, slice line)
 {
-	launch ln = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
-	slice rest = launch_strip(line, &ln);
-	double t = ln.time;
+	lineinfo li;
+	lineinfo_init(&li, line);
+	model_activity_info(m, file, lineno, &li);
+	(void)off;
+}
+
+void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li)
+{
+	/* most lines carry no date: nothing below could change */
+	if (!line_may_be_dated(li->s))
+		return;
+	const launch *ln = lineinfo_launch(li);
+	double t = ln->time;
 	if (t == 0)
-		timestamp_parse(rest, &t);
+		timestamp_parse(li->rest, &t);
 	if (!time_dated(t))
 		return;
-	int tag = ln.tag.n ? intern_find(&m->str, ln.tag) : intern_find(&m->str, SLICE_NONE);
+	int tag = ln->tag.n ? intern_find(&m->str, ln->tag) : intern_find(&m->str, SLICE_NONE);
 	stream *s = stream_find(m, file, tag);
-	if (!s && !ln.tag.n)
+	if (!s && !ln->tag.n)
 		s = stream_find(m, file, -1);
-	(void)off;
 	if (!s && m->partial) {
 		/* a later part: the merge gives these times to whoever wrote the stream */
 		if (tag < 0)
-			tag = intern_get(&m->str, ln.tag);
+			tag = intern_get(&m->str, ln->tag);
 		int pi = proc_new(m, -1, -1, file);
 		m->procs[pi].tag = tag;
-		m->procs[pi].lrank = ln.rank;
+		m->procs[pi].lrank = ln->rank;
 		m->procs[pi].activity_only = true;
 		stream_set(m, file, tag, pi);
-		if (!ln.tag.n)
+		if (!ln->tag.n)
 			stream_set(m, file, -1, pi);
 		s = stream_find(m, file, tag);
 	}

@@ -246,6 +246,8 @@ void model_record_end(model *m);
 /* Notes a line that no rule needs: only its time, for the last activity of
  * its process. Never allocates. */
 void model_activity(model *m, int file, uint64_t lineno, uint64_t off, slice line);
+/* The same for a line whose prefixes li may already know (and learns). */
+void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li);
 /* Feeds one rule match on the current record. */
 void model_match(model *m, const match *mt);
 /* Merges src (the model of later inputs) into dst, as if dst had read

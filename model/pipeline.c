@@ -157,13 +157,13 @@ static void after_part(pipeline *p)
 
 /* l went on the line being gathered (no hit so far): with the hit it brings
  * or completes, the whole is now held for analysis. */
-static void gathered(pipeline *p, const line *l, slice before, bool l_hit)
+static void gathered(pipeline *p, const line *l, lineinfo *li, slice before, bool l_hit)
 {
 	if (l_hit || seam_hit(p, before, l->text)) {
 		p->state = JS_HELD;
 		p->hits.overflow = true; /* several parts: the gate scans the whole again */
 	} else {
-		model_activity(p->m, p->file, l->no, l->off, l->text);
+		model_activity_info(p->m, p->file, l->no, li);
 	}
 	after_part(p);
 }
@@ -177,10 +177,13 @@ static void segment(pipeline *p, const line *l, slice seg, bool whole, slice pre
 		return;
 	size_t cands = ruleset_gate(p->rs, seg);
 	bool hit = cands || p->rs->record_hint;
-	if (prev.n && join_continues(seg, prev) && join_start(p->j, prev, p->prev_no, p->prev_off)) {
+	/* the prefixes of the line, read once for reassembly and activity */
+	lineinfo li;
+	lineinfo_init(&li, seg);
+	if (prev.n && join_continues_info(&li, prev) && join_start(p->j, prev, p->prev_no, p->prev_off)) {
 		if (join_add(p->j, seg, l->no, l->off)) {
 			p->state = JS_GATHER;
-			gathered(p, l, prev, hit);
+			gathered(p, l, &li, prev, hit);
 			return;
 		}
 		join_reset(p->j);
@@ -188,7 +191,7 @@ static void segment(pipeline *p, const line *l, slice seg, bool whole, slice pre
 	if (!hit) {
 		/* any wide line: a word wrap may have cut it at any width */
 		bool head = whole && seg.n >= JOIN_MIN_WIDTH && seg.n < JOIN_MAX_BYTES;
-		model_activity(p->m, p->file, l->no, l->off, seg);
+		model_activity_info(p->m, p->file, l->no, &li);
 		if (head) {
 			p->prev = seg;
 			p->prev_no = l->no;
@@ -219,11 +222,13 @@ void pipeline_line(pipeline *p, const line *l)
 		joiner *j = p->j;
 		const joinpart *last = &j->part[j->nparts - 1];
 		slice before = { j->buf + last->at, last->n };
-		if (!l->cut && join_continues(l->text, (slice){ j->buf + j->part[0].at, j->part[0].n }) &&
+		lineinfo li;
+		lineinfo_init(&li, l->text);
+		if (!l->cut && join_continues_info(&li, (slice){ j->buf + j->part[0].at, j->part[0].n }) &&
 		    join_add(j, l->text, l->no, l->off)) {
 			if (p->state == JS_GATHER) {
 				size_t c = ruleset_gate(p->rs, l->text);
-				gathered(p, l, before, c || p->rs->record_hint);
+				gathered(p, l, &li, before, c || p->rs->record_hint);
 			} else {
 				after_part(p);
 			}

@@ -97,6 +97,14 @@ static bool host_label_only(const launch *ln)
 
 bool join_continues(slice s, slice head)
 {
+	lineinfo li;
+	lineinfo_init(&li, s);
+	return join_continues_info(&li, head);
+}
+
+bool join_continues_info(lineinfo *li, slice head)
+{
+	slice s = li->s;
 	/* the cheap tests first: this runs on the line after every wide one */
 	if (!s.n || s.n >= JOIN_MAX_BYTES)
 		return false;
@@ -111,10 +119,9 @@ bool join_continues(slice s, slice head)
 	double tm;
 	if (timestamp_parse(t, &tm) || line_head(t))
 		return false;
-	launch ln = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
-	launch_strip(s, &ln);
-	if (ln.tag.n || ln.rank >= 0 || ln.local >= 0 || ln.host.n || ln.time != 0) {
-		if (!head.n || !host_label_only(&ln))
+	const launch *ln = lineinfo_launch(li);
+	if (ln->tag.n || ln->rank >= 0 || ln->local >= 0 || ln->host.n || ln->time != 0) {
+		if (!head.n || !host_label_only(ln))
 			return false;
 		launch hl = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
 		launch_strip(head, &hl);

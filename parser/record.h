@@ -43,6 +43,24 @@ slice frame_trim_end(slice s);
  * of s into ln; returns the rest. */
 slice launch_strip(slice s, launch *ln);
 
+/* What the start of a line says, worked out once for all who ask (the
+ * activity bookkeeping, reassembly): its launcher prefixes are stripped
+ * when first needed, and never twice. */
+typedef struct lineinfo {
+	slice s;
+	bool stripped;
+	launch ln;
+	slice rest; /* after the launcher prefixes */
+} lineinfo;
+
+void lineinfo_init(lineinfo *li, slice s);
+/* The line's launcher prefixes (li->rest is set with them). */
+const launch *lineinfo_launch(lineinfo *li);
+/* False when s holds no "YYYY-MM-DD" anywhere: then no prefix and no
+ * timestamp of it has a date, and the line cannot move a time that only
+ * dated stamps set. */
+bool line_may_be_dated(slice s);
+
 /* Reads a leading timestamp ("2025-03-12 10:22:33", glog "E0709 17:05:38.16").
  * Returns its length (0 when there is none) and the time in *t. */
 size_t timestamp_parse(slice s, double *t);
