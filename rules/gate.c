@@ -277,7 +277,7 @@ static inline bool maybe_window(const gate *g, const unsigned char *p)
 
 /* The literals whose window is at s[pos..pos+4), found exactly and
  * compared in full. */
-static size_t confirm(const gate *g, slice s, size_t pos, void (*hit)(void *ctx, int value), void *ctx)
+static size_t confirm(const gate *g, slice s, size_t pos, gate_at_fn hit, void *ctx)
 {
 	const window *w = win_slot(g, load32((const unsigned char *)s.p + pos));
 	size_t hits = 0;
@@ -286,7 +286,7 @@ static size_t confirm(const gate *g, slice s, size_t pos, void (*hit)(void *ctx,
 			continue;
 		size_t start = pos - g->off[i];
 		if (start + g->len[i] <= s.n && memcmp(s.p + start, g->lit[i], g->len[i]) == 0) {
-			hit(ctx, g->val[i]);
+			hit(ctx, g->val[i], start, g->len[i]);
 			hits++;
 		}
 	}
@@ -294,8 +294,7 @@ static size_t confirm(const gate *g, slice s, size_t pos, void (*hit)(void *ctx,
 }
 
 /* The candidates cand[0..nc), positions where a window fits. */
-static size_t verify(const gate *g, slice s, const uint32_t *cand, size_t nc, void (*hit)(void *ctx, int value),
-		     void *ctx)
+static size_t verify(const gate *g, slice s, const uint32_t *cand, size_t nc, gate_at_fn hit, void *ctx)
 {
 	size_t hits = 0;
 	for (size_t k = 0; k < nc; k++)
@@ -304,17 +303,16 @@ static size_t verify(const gate *g, slice s, const uint32_t *cand, size_t nc, vo
 	return hits;
 }
 
-static size_t scan_scalar(const gate *g, slice s, void (*hit)(void *ctx, int value), void *ctx)
+static size_t scan_scalar(const gate *g, slice s, size_t from, size_t to, gate_at_fn hit, void *ctx)
 {
 	size_t hits = 0;
-	for (size_t pos = 0; pos + WIN <= s.n; pos++)
+	for (size_t pos = from; pos < to; pos++)
 		if (maybe_window(g, (const unsigned char *)s.p + pos))
 			hits += confirm(g, s, pos, hit, ctx);
 	return hits;
 }
 
 #if defined(__x86_64__)
-/* Bit k set when position k of the 32 at q may start a window. */
 typedef struct tables {
 	__m256i lo[TB], hi[TB];
 } tables;
@@ -336,7 +334,8 @@ __attribute__((target("avx2"))) static inline unsigned teddy(const unsigned char
 	return ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, _mm256_setzero_si256()));
 }
 
-__attribute__((target("avx2"))) static size_t scan_avx2(const gate *g, slice s, void (*hit)(void *ctx, int value),
+/* Positions [from, to) of s, where to <= s.n - WIN + 1. */
+__attribute__((target("avx2"))) static size_t scan_avx2(const gate *g, slice s, size_t from, size_t to, gate_at_fn hit,
 							 void *ctx)
 {
 	const unsigned char *p = (const unsigned char *)s.p;
@@ -346,21 +345,24 @@ __attribute__((target("avx2"))) static size_t scan_avx2(const gate *g, slice s, 
 		t.hi[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)g->hi[j]));
 	}
 	uint32_t cand[CAND_MAX + 32];
-	size_t nc = 0, hits = 0, n = s.n, last = n - WIN; /* the last position a window fits at */
-	if (n < 35) {
+	size_t nc = 0, hits = 0, last = s.n - WIN; /* the last position a window fits at */
+	if (s.n < 35) {
 		/* a short line: from a zero-padded copy */
 		unsigned char tail[64] = { 0 };
-		memcpy(tail, p, n);
-		unsigned bits = teddy(tail, &t) & ((2u << last) - 1);
+		memcpy(tail, p, s.n);
+		unsigned bits = teddy(tail, &t) & ((2u << (to - 1)) - 1) & (~0u << from);
 		for (; bits; bits &= bits - 1)
 			cand[nc++] = (uint32_t)__builtin_ctz(bits);
 		return verify(g, s, cand, nc, hit, ctx);
 	}
-	/* blocks of 32 positions that read 35 bytes; the last block ends at the
-	 * last position, overlapping the one before */
-	for (size_t i = 0; i <= last; i += 32) {
-		size_t at = i + 32 > last ? last - 31 : i;
+	/* blocks of 32 positions that read 35 bytes; a block past the last one
+	 * that fits ends at the last position, overlapping the one before */
+	for (size_t i = from; i < to; i += 32) {
+		size_t at = i > last - 31 ? last - 31 : i;
+		size_t end = to - at < 32 ? to - at : 32; /* positions at+[i-at, end) */
 		unsigned bits = teddy(p + at, &t) & (~0u << (i - at));
+		if (end < 32)
+			bits &= (1u << end) - 1;
 		for (; bits; bits &= bits - 1)
 			cand[nc++] = (uint32_t)(at + (unsigned)__builtin_ctz(bits));
 		if (nc >= CAND_MAX) {
@@ -372,13 +374,36 @@ __attribute__((target("avx2"))) static size_t scan_avx2(const gate *g, slice s, 
 }
 #endif
 
-size_t gate_scan(const gate *g, slice s, void (*hit)(void *ctx, int value), void *ctx)
+size_t gate_scan_at(const gate *g, slice s, size_t from, size_t to, gate_at_fn hit, void *ctx)
 {
 	if (!g->n || s.n < WIN)
 		return 0;
+	if (to > s.n - WIN + 1)
+		to = s.n - WIN + 1;
+	if (from >= to)
+		return 0;
 #if defined(__x86_64__)
 	if (g->avx2)
-		return scan_avx2(g, s, hit, ctx);
+		return scan_avx2(g, s, from, to, hit, ctx);
 #endif
-	return scan_scalar(g, s, hit, ctx);
+	return scan_scalar(g, s, from, to, hit, ctx);
+}
+
+typedef struct plain {
+	void (*hit)(void *ctx, int value);
+	void *ctx;
+} plain;
+
+static void plain_hit(void *ctx, int value, size_t start, size_t len)
+{
+	const plain *pl = ctx;
+	pl->hit(pl->ctx, value);
+	(void)start;
+	(void)len;
+}
+
+size_t gate_scan(const gate *g, slice s, void (*hit)(void *ctx, int value), void *ctx)
+{
+	plain pl = { hit, ctx };
+	return gate_scan_at(g, s, 0, s.n, plain_hit, &pl);
 }

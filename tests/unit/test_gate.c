@@ -7,6 +7,42 @@ static void count(void *ctx, int v)
 	((int *)ctx)[v]++;
 }
 
+typedef struct found {
+	int n;
+	size_t start[64], len[64];
+	int val[64];
+} found;
+
+static void at(void *ctx, int v, size_t start, size_t len)
+{
+	found *f = ctx;
+	if (f->n < 64) {
+		f->start[f->n] = start;
+		f->len[f->n] = len;
+		f->val[f->n] = v;
+	}
+	f->n++;
+}
+
+/* Scanning a buffer in pieces reports what one scan does, each once,
+ * with where it starts. */
+static void check_pieces(checks *c, const gate *g, const slice *pats, slice s, size_t step)
+{
+	found whole = { 0 }, parts = { 0 };
+	gate_scan_at(g, s, 0, s.n, at, &whole);
+	for (size_t from = 0; from < s.n; from += step)
+		gate_scan_at(g, s, from, from + step, at, &parts);
+	CHECK(c, whole.n == parts.n, "in pieces of %zu: %d occurrences, not %d", step, parts.n, whole.n);
+	for (int i = 0; i < whole.n && i < 64; i++) {
+		bool seen = false;
+		for (int k = 0; k < parts.n && k < 64; k++)
+			seen |= parts.start[k] == whole.start[i] && parts.val[k] == whole.val[i];
+		const slice *lit = &pats[whole.val[i]];
+		CHECK(c, seen && whole.len[i] == lit->n && memcmp(s.p + whole.start[i], lit->p, lit->n) == 0,
+		      "occurrence %d at %zu in pieces of %zu", i, whole.start[i], step);
+	}
+}
+
 int main(void)
 {
 	checks cc = { 0 }, *c = &cc;
@@ -32,6 +68,14 @@ int main(void)
 			gate_scan(g, (slice){ line, 64 }, count, hits);
 			CHECK(c, hits[k] >= 1, "literal %zu at offset %zu", k, off);
 		}
+	/* a buffer of many lines, scanned a piece at a time */
+	static const char buf[] = "ushers and his NCCL WARN she hershers\nNCCL WARN\n......................................"
+				  "his hers..................NCCL WARN..........................................shers\n";
+	found f = { 0 };
+	CHECK(c, gate_scan_at(g, SLICE_LIT("a NCCL WARN b"), 0, 13, at, &f) == 2 && f.start[0] + f.start[1] == 2 + 7,
+	      "NCCL WARN at 2 and WARN at 7");
+	for (size_t step = 1; step < 80; step += step < 8 ? 1 : 13)
+		check_pieces(c, g, pats, (slice){ buf, sizeof buf - 1 }, step);
 	memset(hits, 0, sizeof hits);
 	CHECK(c, gate_scan(g, SLICE_LIT("xyz abc 123"), count, hits) == 0, "no hit");
 	char bin[256];
