@@ -6,6 +6,8 @@
 /* Bytes on each side of a line break that a literal cut by a terminal can
  * straddle: longer than any gate literal. */
 #define SEAM 64
+/* Positions the gate scans ahead of the lines at a time. */
+#define SCAN_BLOCK 4096
 
 void pipeline_begin(pipeline *p, model *m, ruleset *rs, int file)
 {
@@ -35,6 +37,45 @@ static uint64_t lines_read(const pipeline *p)
 static void on_match(void *ctx, const match *mt)
 {
 	model_match(ctx, mt);
+}
+
+static void on_found(void *ctx, int val, size_t start, size_t len)
+{
+	chunkscan *cs = ctx;
+	grow(&cs->v, &cs->cap, cs->n, sizeof *cs->v);
+	cs->v[cs->n++] = (gatefound){ val, start, len };
+}
+
+/* Gates a line or a segment of one: from the scan of the chunk when it
+ * lies in the chunk being fed, else on its own (a line the splitter
+ * carried over, a line fed by hand). Lines are asked about in input
+ * order, so what starts before this one is of no more use. */
+static size_t gate_line(pipeline *p, slice seg)
+{
+	chunkscan *cs = &p->cs;
+	if (!cs->buf.p || seg.p < cs->buf.p || seg.p + seg.n > cs->buf.p + cs->buf.n)
+		return ruleset_gate(p->rs, seg);
+	size_t ss = (size_t)(seg.p - cs->buf.p), se = ss + seg.n;
+	if (cs->scanned < se) {
+		size_t to = se - cs->scanned < SCAN_BLOCK ? cs->scanned + SCAN_BLOCK : se;
+		to = to < cs->buf.n ? to : cs->buf.n;
+		gate_scan_at(p->rs->g, cs->buf, cs->scanned, to, on_found, cs);
+		cs->scanned = to;
+	}
+	if (!cs->n)
+		return ruleset_gate_found(p->rs, NULL, 0);
+	grow(&cs->vals, &cs->valcap, cs->n, sizeof *cs->vals);
+	size_t keep = 0, nv = 0;
+	for (size_t i = 0; i < cs->n; i++) {
+		gatefound f = cs->v[i];
+		if (f.start < ss)
+			continue;
+		cs->v[keep++] = f;
+		if (f.start + f.len <= se)
+			cs->vals[nv++] = f.val;
+	}
+	cs->n = keep;
+	return ruleset_gate_found(p->rs, cs->vals, nv);
 }
 
 /* The records of one gated segment: usually one, more when another
@@ -175,7 +216,7 @@ static void segment(pipeline *p, const line *l, slice seg, bool whole, slice pre
 {
 	if (!seg.n || !seg.p)
 		return;
-	size_t cands = ruleset_gate(p->rs, seg);
+	size_t cands = gate_line(p, seg);
 	bool hit = cands || p->rs->record_hint;
 	/* the prefixes of the line, read once for reassembly and activity */
 	lineinfo li;
@@ -227,7 +268,7 @@ void pipeline_line(pipeline *p, const line *l)
 		if (!l->cut && join_continues_info(&li, (slice){ j->buf + j->part[0].at, j->part[0].n }) &&
 		    join_add(j, l->text, l->no, l->off)) {
 			if (p->state == JS_GATHER) {
-				size_t c = ruleset_gate(p->rs, l->text);
+				size_t c = gate_line(p, l->text);
 				gathered(p, l, &li, before, c || p->rs->record_hint);
 			} else {
 				after_part(p);
@@ -279,7 +320,10 @@ static void count(pipeline *p)
 void pipeline_feed(pipeline *p, const char *buf, size_t n)
 {
 	p->bytes += n;
+	p->cs = (chunkscan){ (slice){ buf, n }, 0, p->cs.v, 0, p->cs.cap, p->cs.vals, p->cs.valcap };
 	linesplit_feed(&p->ls, buf, n, on_line, p);
+	p->cs.buf = SLICE_NONE;
+	p->cs.n = 0;
 	keep_prev(p);
 	count(p);
 }
@@ -309,6 +353,9 @@ void pipeline_end(pipeline *p)
 	linesplit_free(&p->ls);
 	free(p->j);
 	free(p->prevbuf);
+	free(p->cs.v);
+	free(p->cs.vals);
 	p->j = NULL;
 	p->prevbuf = NULL;
+	p->cs = (chunkscan){ 0 };
 }

@@ -453,6 +453,23 @@ size_t ruleset_gate(ruleset *rs, slice line)
 	return rs->ncand;
 }
 
+size_t ruleset_gate_found(ruleset *rs, const int *vals, size_t n)
+{
+	rs->ncand = 0;
+	rs->record_hint = false;
+	if (!n)
+		return 0; /* most lines */
+	if (++rs->gen == 0) {
+		memset(rs->stamp, 0, rs->n * sizeof *rs->stamp);
+		rs->gen = 1;
+	}
+	rs->ncand = 0;
+	rs->record_hint = false;
+	for (size_t i = 0; i < n; i++)
+		on_gate_hit(rs, vals[i]);
+	return rs->ncand;
+}
+
 void ruleset_hits_save(const ruleset *rs, gatehits *h)
 {
 	h->n = rs->ncand < GATEHITS_MAX ? rs->ncand : GATEHITS_MAX;
