@@ -39,17 +39,22 @@ static void on_match(void *ctx, const match *mt)
 	model_match(ctx, mt);
 }
 
-static void on_found(void *ctx, int val, size_t start, size_t len)
+static void on_found(void *ctx, int val, size_t start, size_t len, size_t at)
 {
 	chunkscan *cs = ctx;
+	if (cs->n == cs->cap && cs->first) {
+		memmove(cs->v, cs->v + cs->first, (cs->n - cs->first) * sizeof *cs->v);
+		cs->n -= cs->first;
+		cs->first = 0;
+	}
 	grow(&cs->v, &cs->cap, cs->n, sizeof *cs->v);
-	cs->v[cs->n++] = (gatefound){ val, start, len };
+	cs->v[cs->n++] = (gatefound){ val, start, len, at };
 }
 
 /* Gates a line or a segment of one: from the scan of the chunk when it
  * lies in the chunk being fed, else on its own (a line the splitter
  * carried over, a line fed by hand). Lines are asked about in input
- * order, so what starts before this one is of no more use. */
+ * order, so what was found before this one is of no more use. */
 static size_t gate_line(pipeline *p, slice seg)
 {
 	chunkscan *cs = &p->cs;
@@ -62,19 +67,17 @@ static size_t gate_line(pipeline *p, slice seg)
 		gate_scan_at(p->rs->g, cs->buf, cs->scanned, to, on_found, cs);
 		cs->scanned = to;
 	}
-	if (!cs->n)
-		return ruleset_gate_found(p->rs, NULL, 0);
-	grow(&cs->vals, &cs->valcap, cs->n, sizeof *cs->vals);
-	size_t keep = 0, nv = 0;
-	for (size_t i = 0; i < cs->n; i++) {
-		gatefound f = cs->v[i];
-		if (f.start < ss)
-			continue;
-		cs->v[keep++] = f;
-		if (f.start + f.len <= se)
-			cs->vals[nv++] = f.val;
+	/* found before the line: it starts before it too */
+	while (cs->first < cs->n && cs->v[cs->first].at < ss)
+		cs->first++;
+	size_t nv = 0;
+	for (size_t i = cs->first; i < cs->n && cs->v[i].at < se; i++) {
+		const gatefound *f = &cs->v[i];
+		if (f->start >= ss && f->start + f->len <= se) {
+			grow(&cs->vals, &cs->valcap, nv, sizeof *cs->vals);
+			cs->vals[nv++] = f->val;
+		}
 	}
-	cs->n = keep;
 	return ruleset_gate_found(p->rs, cs->vals, nv);
 }
 
@@ -320,10 +323,11 @@ static void count(pipeline *p)
 void pipeline_feed(pipeline *p, const char *buf, size_t n)
 {
 	p->bytes += n;
-	p->cs = (chunkscan){ (slice){ buf, n }, 0, p->cs.v, 0, p->cs.cap, p->cs.vals, p->cs.valcap };
+	p->cs.buf = (slice){ buf, n };
+	p->cs.scanned = p->cs.first = p->cs.n = 0;
 	linesplit_feed(&p->ls, buf, n, on_line, p);
 	p->cs.buf = SLICE_NONE;
-	p->cs.n = 0;
+	p->cs.first = p->cs.n = 0;
 	keep_prev(p);
 	count(p);
 }

@@ -16,14 +16,14 @@
  * the lines a block at a time: a line with none costs no scan of its own. */
 typedef struct gatefound {
 	int val;
-	size_t start, len; /* in the chunk */
+	size_t start, len, at; /* in the chunk; at: where found, in order */
 } gatefound;
 
 typedef struct chunkscan {
 	slice buf;       /* the chunk fed, SLICE_NONE between feeds */
 	size_t scanned;  /* positions [0, scanned) are scanned */
-	gatefound *v;    /* found at or after the line asked about last */
-	size_t n, cap;
+	gatefound *v;    /* v[first..n): found at or after the line asked about last */
+	size_t first, n, cap;
 	int *vals;       /* scratch: the values in one line */
 	size_t valcap;
 } chunkscan;

@@ -286,7 +286,7 @@ static size_t confirm(const gate *g, slice s, size_t pos, gate_at_fn hit, void *
 			continue;
 		size_t start = pos - g->off[i];
 		if (start + g->len[i] <= s.n && memcmp(s.p + start, g->lit[i], g->len[i]) == 0) {
-			hit(ctx, g->val[i], start, g->len[i]);
+			hit(ctx, g->val[i], start, g->len[i], pos);
 			hits++;
 		}
 	}
@@ -394,12 +394,13 @@ typedef struct plain {
 	void *ctx;
 } plain;
 
-static void plain_hit(void *ctx, int value, size_t start, size_t len)
+static void plain_hit(void *ctx, int value, size_t start, size_t len, size_t at)
 {
 	const plain *pl = ctx;
 	pl->hit(pl->ctx, value);
 	(void)start;
 	(void)len;
+	(void)at;
 }
 
 size_t gate_scan(const gate *g, slice s, void (*hit)(void *ctx, int value), void *ctx)

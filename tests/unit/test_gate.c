@@ -9,13 +9,17 @@ static void count(void *ctx, int v)
 
 typedef struct found {
 	int n;
+	bool order; /* at never went back, and lies inside */
+	size_t last;
 	size_t start[64], len[64];
 	int val[64];
 } found;
 
-static void at(void *ctx, int v, size_t start, size_t len)
+static void at(void *ctx, int v, size_t start, size_t len, size_t pos)
 {
 	found *f = ctx;
+	f->order &= pos >= f->last && pos >= start && pos < start + len;
+	f->last = pos;
 	if (f->n < 64) {
 		f->start[f->n] = start;
 		f->len[f->n] = len;
@@ -28,11 +32,12 @@ static void at(void *ctx, int v, size_t start, size_t len)
  * with where it starts. */
 static void check_pieces(checks *c, const gate *g, const slice *pats, slice s, size_t step)
 {
-	found whole = { 0 }, parts = { 0 };
+	found whole = { .order = true }, parts = { .order = true };
 	gate_scan_at(g, s, 0, s.n, at, &whole);
 	for (size_t from = 0; from < s.n; from += step)
 		gate_scan_at(g, s, from, from + step, at, &parts);
 	CHECK(c, whole.n == parts.n, "in pieces of %zu: %d occurrences, not %d", step, parts.n, whole.n);
+	CHECK(c, whole.order && parts.order, "in pieces of %zu: in order, each found inside itself", step);
 	for (int i = 0; i < whole.n && i < 64; i++) {
 		bool seen = false;
 		for (int k = 0; k < parts.n && k < 64; k++)
