@@ -544,15 +544,31 @@ static prefix parse_back(slice s, const anchor *a, record *r)
 	return pf;
 }
 
+long blank_word_find(slice s, size_t from, const char *w)
+{
+	size_t n = strlen(w);
+	/* by the word: a blank is everywhere */
+	for (size_t i = from + 1; i + n < s.n;) {
+		long f = slice_find((slice){ s.p + i, s.n - i - 1 }, w, n);
+		if (f < 0)
+			return -1;
+		size_t at = i + (size_t)f;
+		if (s.p[at - 1] == ' ' && s.p[at + n] == ' ')
+			return (long)at - 1;
+		i = at + 1;
+	}
+	return -1;
+}
+
 /* Next anchor at or after `from`. */
 static bool find_anchor(slice s, size_t from, anchor *a)
 {
 	size_t i = from;
 	while (i + 5 < s.n) {
-		const char *p = memmem(s.p + i, s.n - i, "NCCL ", 5);
-		if (!p)
+		long f = slice_find((slice){ s.p + i, s.n - i }, "NCCL ", 5);
+		if (f < 0)
 			break;
-		size_t at = (size_t)(p - s.p), end;
+		size_t at = i + (size_t)f, end;
 		if (level_word(s, at + 5, &a->lv, &end)) {
 			a->at = at;
 			a->body = end;
@@ -567,14 +583,14 @@ static bool find_anchor(slice s, size_t from, anchor *a)
 /* The pre-2.3 form: "host:pid:tid [0] INFO msg", "include/socket.h:360 WARN msg". */
 static bool find_old_anchor(slice s, size_t from, anchor *a)
 {
-	static const char *words[] = { " INFO ", " WARN " };
+	static const char *words[] = { "INFO", "WARN" };
 	for (int w = 0; w < 2; w++) {
 		size_t i = from;
 		while (i + 6 <= s.n) {
-			const char *p = memmem(s.p + i, s.n - i, words[w], 6);
-			if (!p)
+			long f = blank_word_find(s, i, words[w]);
+			if (f < 0)
 				break;
-			size_t at = (size_t)(p - s.p) + 1;
+			size_t at = (size_t)f + 1;
 			if (at >= 2 && (s.p[at - 2] == ']' || is_digit(s.p[at - 2]))) {
 				a->at = at;
 				a->body = at + 5;

@@ -65,6 +65,10 @@ bool line_may_be_dated(slice s);
  * Returns its length (0 when there is none) and the time in *t. */
 size_t timestamp_parse(slice s, double *t);
 
+/* Where " w " (the word with a blank on each side) first occurs in s at or
+ * after from, or -1. */
+long blank_word_find(slice s, size_t from, const char *w);
+
 const char *level_name(enum level lv);
 
 /* glog stamps carry no year and are placed in 2000: only times with a
