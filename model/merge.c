@@ -53,14 +53,6 @@ static iface iface_map(const remap *r, iface f)
 	return (iface){ rs(r, f.name), rs(r, f.addr) };
 }
 
-static int proc_key_find(const model *m, int host, long pid)
-{
-	for (size_t i = 0; i < m->nprocs; i++)
-		if (m->procs[i].pid == pid && m->procs[i].host == host)
-			return (int)i;
-	return -1;
-}
-
 /* A process src knew only by its launcher stream is the one dst resolves
  * that stream to, as reading the inputs in one go would have (the order
  * of resolve_proc in model.c); -1 when dst knows none. */
@@ -226,7 +218,7 @@ void model_merge(model *dst, const model *src)
 	for (size_t i = 0; i < src->nprocs; i++) {
 		const proc *sp = &src->procs[i];
 		int host = rs(&r, sp->host);
-		int d = sp->pid >= 0 ? proc_key_find(dst, host, sp->pid) : pseudo_target(dst, sp, &r);
+		int d = sp->pid >= 0 ? model_proc_find(dst, host, sp->pid) : pseudo_target(dst, sp, &r);
 		if (d < 0 && sp->pid >= 0) {
 			/* as reading the whole file would: an NCCL process takes over the
 			 * anonymous process of the untagged lines before it */
@@ -236,6 +228,7 @@ void model_merge(model *dst, const model *src)
 				d = st;
 				dst->procs[d].host = host;
 				dst->procs[d].pid = sp->pid;
+				model_proc_keyed(dst, d);
 			}
 		}
 		if (d < 0 && sp->activity_only) {

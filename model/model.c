@@ -169,15 +169,6 @@ int model_add_proc(model *m, const char *host, long pid, int file)
 	return proc_new(m, host ? intern_get(&m->str, slice_from(host)) : -1, pid, file);
 }
 
-static int proc_find(model *m, int host, long pid)
-{
-	/* newest first: the process of the last lines is the likely one */
-	for (size_t i = m->nprocs; i-- > 0;)
-		if (m->procs[i].host == host && m->procs[i].pid == pid)
-			return (int)i;
-	return -1;
-}
-
 static size_t stream_slot(const model *m, int file, int tag)
 {
 	uint64_t h = ((uint64_t)(uint32_t)file << 32 | (uint32_t)tag) * 0x9e3779b97f4a7c15ULL;
@@ -224,7 +215,46 @@ typedef struct procidx {
 	size_t nextcap, indexed;
 	struct pislot { int file, first, last; } *slot; /* file -1 = empty */
 	size_t slotcap, nslots;                          /* a power of two */
+	/* and NCCL's processes by (host, pid): proc -1 = empty */
+	struct pkslot { int host, proc; long pid; } *key;
+	size_t keycap, nkeys;
 } procidx;
+
+static size_t pkey_hash(int host, long pid)
+{
+	return (size_t)(((uint64_t)(uint32_t)host << 32 ^ (uint64_t)pid) * 0x9e3779b97f4a7c15ULL >> 20);
+}
+
+static struct pkslot *pkey_slot(const procidx *x, int host, long pid)
+{
+	size_t i = pkey_hash(host, pid) & (x->keycap - 1);
+	while (x->key[i].proc >= 0 && !(x->key[i].host == host && x->key[i].pid == pid))
+		i = (i + 1) & (x->keycap - 1);
+	return &x->key[i];
+}
+
+/* Keys procs[pi] by its host and pid; the newest process of a key wins. */
+static void pkey_add(procidx *x, const model *m, int pi)
+{
+	if ((x->nkeys + 1) * 2 > x->keycap) {
+		struct pkslot *old = x->key;
+		size_t oldcap = x->keycap;
+		x->keycap = oldcap ? oldcap * 2 : 64;
+		x->key = xmalloc(x->keycap * sizeof *x->key);
+		for (size_t i = 0; i < x->keycap; i++)
+			x->key[i].proc = -1;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].proc >= 0)
+				*pkey_slot(x, old[i].host, old[i].pid) = old[i];
+		free(old);
+	}
+	const proc *p = &m->procs[pi];
+	struct pkslot *sl = pkey_slot(x, p->host, p->pid);
+	if (sl->proc < 0)
+		x->nkeys++;
+	if (sl->proc < pi)
+		*sl = (struct pkslot){ p->host, pi, p->pid };
+}
 
 static struct pislot *pidx_slot(procidx *x, int file)
 {
@@ -267,6 +297,8 @@ static const procidx *pidx_update(model *m)
 				x->next[sl->last] = (int)i;
 				sl->last = (int)i;
 			}
+			if (m->procs[i].pid >= 0)
+				pkey_add(x, m, (int)i);
 		}
 		x->indexed = m->nprocs;
 	}
@@ -279,7 +311,23 @@ static void pidx_free(struct procidx *x)
 		return;
 	free(x->next);
 	free(x->slot);
+	free(x->key);
 	free(x);
+}
+
+int model_proc_find(const model *m, int host, long pid)
+{
+	const procidx *x = pidx_update((model *)m);
+	if (!x->keycap)
+		return -1;
+	const struct pkslot *sl = pkey_slot(x, host, pid);
+	return sl->proc;
+}
+
+void model_proc_keyed(model *m, int pi)
+{
+	if (m->pidx && (size_t)pi < m->pidx->indexed && m->procs[pi].pid >= 0)
+		pkey_add(m->pidx, m, pi);
 }
 
 int model_guess_proc(const model *m, int file, int lrank, bool untagged)
@@ -311,7 +359,7 @@ static int resolve_proc(model *m, int file, const record *r)
 	int tag = intern_get(&m->str, r->ln.tag);
 	if (r->nccl) {
 		int host = intern_get(&m->str, r->host);
-		int p = proc_find(m, host, r->pid);
+		int p = model_proc_find(m, host, r->pid);
 		if (p < 0) {
 			/* the untagged lines of this file so far had no NCCL prefix: they
 			 * were this process's (a per-rank file, a framework's banner first) */
@@ -320,6 +368,7 @@ static int resolve_proc(model *m, int file, const record *r)
 				p = s->proc;
 				m->procs[p].host = host;
 				m->procs[p].pid = r->pid;
+				model_proc_keyed(m, p);
 			} else {
 				p = proc_new(m, host, r->pid, file);
 			}
@@ -811,7 +860,7 @@ static void on_device_row(model *m, const match *mt)
 		return;
 	int h = intern_get(&m->str, host);
 	intset_add(&m->table_hosts, h);
-	int pi = proc_find(m, h, pid);
+	int pi = model_proc_find(m, h, pid);
 	if (pi < 0)
 		pi = proc_new(m, h, pid, m->cur_file);
 	proc *q = &m->procs[pi];
