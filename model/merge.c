@@ -255,9 +255,9 @@ void model_merge(model *dst, const model *src)
 		comm *dc = &dst->comms[r.comm[i]];
 		intset_addall(&dc->seen, &sc->seen);
 		intset_addall(&dc->done, &sc->done);
-		for (int k = 0; k < sc->rank_cap && k < dc->rank_cap; k++)
+		for (int k = sc->set_lo1 ? sc->set_lo1 - 1 : 0; k < sc->set_hi1 && k < sc->rank_cap && k < dc->rank_cap; k++)
 			if (sc->rank_proc[k] >= 0 && dc->rank_proc[k] < 0)
-				dc->rank_proc[k] = r.proc[sc->rank_proc[k]];
+				model_comm_rank(dc, k, r.proc[sc->rank_proc[k]]);
 	}
 	for (size_t i = 0; i < src->nwd; i++) {
 		const wdog *s = &src->wd[i];

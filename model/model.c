@@ -506,6 +506,16 @@ static int cap_str(model *m, const match *mt, const char *name)
 	return s.n ? intern_get(&m->str, s) : -1;
 }
 
+void model_comm_rank(comm *c, int rank, int pi)
+{
+	c->rank_proc[rank] = pi;
+	/* the bounds let a merge walk the ranks set, not all of them */
+	if (!c->set_lo1 || rank + 1 < c->set_lo1)
+		c->set_lo1 = rank + 1;
+	if (rank + 1 > c->set_hi1)
+		c->set_hi1 = rank + 1;
+}
+
 static comm *comm_get(model *m, int key, int nranks)
 {
 	for (size_t i = 0; i < m->ncomms; i++)
@@ -549,7 +559,7 @@ static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 	comm *c = comm_get(m, k, (int)nranks);
 	intset_add(&c->seen, (int)rank);
 	if (rank < c->rank_cap)
-		c->rank_proc[rank] = pi;
+		model_comm_rank(c, (int)rank, pi);
 	slice state = match_get(mt, "state");
 	bool complete = slice_eq_str(state, "COMPLETE");
 	if (complete)

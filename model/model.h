@@ -126,6 +126,7 @@ typedef struct comm {
 	intset seen, done;
 	int *rank_proc;     /* nranks entries (capped), -1 */
 	int rank_cap;
+	int set_lo1, set_hi1; /* rank_proc is -1 outside [set_lo1 - 1, set_hi1); 0: all is */
 } comm;
 
 /* One rank's watchdog report for one process group. */
@@ -228,6 +229,8 @@ void model_proc_keyed(model *m, int pi);
 /* The process a line without NCCL's prefix most likely belongs to, from
  * its launcher rank (-1: none) in the same file; -1 when none fits. */
 int model_guess_proc(const model *m, int file, int lrank, bool untagged);
+/* Sets the process of a rank of c (rank < c->rank_cap). */
+void model_comm_rank(comm *c, int rank, int pi);
 /* Takes the report of the job's Flight Recorder dumps (m frees it). */
 void model_take_fr(model *m, struct frmatch_report *r);
 /* Registers an input; returns its index. */
