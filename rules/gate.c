@@ -96,7 +96,7 @@ static window *win_slot(const gate *g, uint32_t key)
 /* Each literal's window starts where its first three bytes are rarest in
  * log text; a window already taken by another literal adds nothing to the
  * vector tables. */
-static size_t choose_window(const gate *g, size_t k, const uint32_t *taken, size_t ntaken)
+static size_t choose_window(const gate *g, size_t k)
 {
 	const unsigned char *l = (const unsigned char *)g->lit[k];
 	double best = 1e300;
@@ -104,11 +104,8 @@ static size_t choose_window(const gate *g, size_t k, const uint32_t *taken, size
 	for (size_t i = 0; i + WIN <= g->len[k]; i++) {
 		double w = (double)byte_freq[l[i]] * byte_freq[l[i + 1]] * byte_freq[l[i + 2]];
 		uint32_t t = load32(l + i);
-		for (size_t j = 0; j < ntaken; j++)
-			if (taken[j] == t) {
-				w *= 0.75;
-				break;
-			}
+		if (win_slot(g, t)->head >= 0)
+			w *= 0.75;
 		if (w < best) {
 			best = w;
 			at = i;
@@ -225,13 +222,10 @@ gate *gate_build(const slice *pats, const int *vals, size_t n)
 	size_t ntri = 0;
 	/* literals in reverse, so each window's chain lists them in order */
 	for (size_t k = g->n; k-- > 0;) {
-		size_t at = choose_window(g, k, tri, ntri);
+		size_t at = choose_window(g, k);
 		const unsigned char *w = (const unsigned char *)g->lit[k] + at;
 		uint32_t t = load32(w);
-		bool have = false;
-		for (size_t j = 0; j < ntri && !have; j++)
-			have = tri[j] == t;
-		if (!have)
+		if (win_slot(g, t)->head < 0)
 			tri[ntri++] = t;
 		uint32_t key = load32(w), h = whash(key);
 		g->wbits[h / 64] |= 1ULL << (h % 64);
@@ -293,13 +287,13 @@ static size_t confirm(const gate *g, slice s, size_t pos, gate_at_fn hit, void *
 	return hits;
 }
 
-/* The candidates cand[0..nc), positions where a window fits. */
+/* The candidates cand[0..nc), positions where a window fits and whose
+ * hash is in the bitmap. */
 static size_t verify(const gate *g, slice s, const uint32_t *cand, size_t nc, gate_at_fn hit, void *ctx)
 {
 	size_t hits = 0;
 	for (size_t k = 0; k < nc; k++)
-		if (maybe_window(g, (const unsigned char *)s.p + cand[k]))
-			hits += confirm(g, s, cand[k], hit, ctx);
+		hits += confirm(g, s, cand[k], hit, ctx);
 	return hits;
 }
 
@@ -352,7 +346,8 @@ __attribute__((target("avx2"))) static size_t scan_avx2(const gate *g, slice s, 
 		memcpy(tail, p, s.n);
 		unsigned bits = teddy(tail, &t) & ((2u << (to - 1)) - 1) & (~0u << from);
 		for (; bits; bits &= bits - 1)
-			cand[nc++] = (uint32_t)__builtin_ctz(bits);
+			if (maybe_window(g, p + __builtin_ctz(bits)))
+				cand[nc++] = (uint32_t)__builtin_ctz(bits);
 		return verify(g, s, cand, nc, hit, ctx);
 	}
 	/* blocks of 32 positions that read 35 bytes; a block past the last one
@@ -363,8 +358,13 @@ __attribute__((target("avx2"))) static size_t scan_avx2(const gate *g, slice s, 
 		unsigned bits = teddy(p + at, &t) & (~0u << (i - at));
 		if (end < 32)
 			bits &= (1u << end) - 1;
-		for (; bits; bits &= bits - 1)
-			cand[nc++] = (uint32_t)(at + (unsigned)__builtin_ctz(bits));
+		/* the bitmap here, with the tables still in registers: only the
+		 * few that pass are kept for the exact lookup */
+		for (; bits; bits &= bits - 1) {
+			size_t pos = at + (unsigned)__builtin_ctz(bits);
+			if (maybe_window(g, p + pos))
+				cand[nc++] = (uint32_t)pos;
+		}
 		if (nc >= CAND_MAX) {
 			hits += verify(g, s, cand, nc, hit, ctx);
 			nc = 0;
