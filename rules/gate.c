@@ -278,8 +278,10 @@ static size_t confirm(const gate *g, slice s, size_t pos, gate_at_fn hit, void *
 	for (int i = w->head; i >= 0; i = g->chain[i]) {
 		if (pos < g->off[i])
 			continue;
-		size_t start = pos - g->off[i];
-		if (start + g->len[i] <= s.n && memcmp(s.p + start, g->lit[i], g->len[i]) == 0) {
+		size_t start = pos - g->off[i], len = g->len[i];
+		/* the last byte first: literals that share a window seldom share it */
+		if (start + len <= s.n && s.p[start + len - 1] == g->lit[i][len - 1] &&
+		    memcmp(s.p + start, g->lit[i], len) == 0) {
 			hit(ctx, g->val[i], start, g->len[i], pos);
 			hits++;
 		}
