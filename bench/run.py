@@ -147,7 +147,7 @@ def tools_for(ncclog, files, lits, jobs, rules_extra=None, unpack=None):
     extra = ["--rules", rules_extra] if rules_extra else []
     t = {}
     for j in jobs:
-        t[f"ncclog -j {j}"] = [ncclog, "analyze", "--format", "json", "-j", str(j), *extra, *files]
+        t[f"ncclog -j {j}"] = [ncclog, "analyze", "-j", str(j), *extra, *files]
     env = ["env", "LC_ALL=C"]
     if unpack:
         # the peers read what the decompressor writes, as a user would pipe it
