@@ -431,7 +431,7 @@ void model_activity(model *m, int file, uint64_t lineno, uint64_t off, slice lin
 void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li)
 {
 	/* most lines carry no date: nothing below could change */
-	if (!line_may_be_dated(li->s))
+	if (li->undated || !line_may_be_dated(li->s))
 		return;
 	const launch *ln = lineinfo_launch(li);
 	double t = ln->time;

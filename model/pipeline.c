@@ -215,7 +215,7 @@ static void gathered(pipeline *p, const line *l, lineinfo *li, slice before, boo
 /* A segment is a line, or a part between carriage returns: progress bars
  * redraw with \r, and NCCL lines end up glued behind them. For a whole
  * line, prev is the full line before it that had no hit (or empty). */
-static void segment(pipeline *p, const line *l, slice seg, bool whole, slice prev)
+static void segment(pipeline *p, const line *l, slice seg, bool whole, slice prev, bool undated)
 {
 	if (!seg.n || !seg.p)
 		return;
@@ -224,6 +224,7 @@ static void segment(pipeline *p, const line *l, slice seg, bool whole, slice pre
 	/* the prefixes of the line, read once for reassembly and activity */
 	lineinfo li;
 	lineinfo_init(&li, seg);
+	li.undated = undated;
 	if (prev.n && join_continues_info(&li, prev) && join_start(p->j, prev, p->prev_no, p->prev_off)) {
 		if (join_add(p->j, seg, l->no, l->off)) {
 			p->state = JS_GATHER;
@@ -284,14 +285,16 @@ void pipeline_line(pipeline *p, const line *l)
 	p->prev.n = 0;
 	slice s = l->text;
 	if (!l->cut && !memchr(s.p, '\r', s.n)) {
-		segment(p, l, s, true, prev);
+		segment(p, l, s, true, prev, false);
 		return;
 	}
+	/* a progress bar redrawn: when the line has no date, none of its parts has */
+	bool undated = !line_may_be_dated(s);
 	while (s.n) {
 		const char *cr = memchr(s.p, '\r', s.n);
 		size_t n = cr ? (size_t)(cr - s.p) : s.n;
 		if (n)
-			segment(p, l, (slice){ s.p, n }, false, SLICE_NONE);
+			segment(p, l, (slice){ s.p, n }, false, SLICE_NONE, undated);
 		if (!cr)
 			break;
 		s.p += n + 1;

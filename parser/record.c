@@ -347,6 +347,7 @@ slice launch_strip(slice s, launch *ln)
 void lineinfo_init(lineinfo *li, slice s)
 {
 	li->s = s;
+	li->undated = false;
 	li->stripped = false;
 }
 

@@ -48,6 +48,7 @@ slice launch_strip(slice s, launch *ln);
  * when first needed, and never twice. */
 typedef struct lineinfo {
 	slice s;
+	bool undated;    /* known to hold no "YYYY-MM-DD" (see line_may_be_dated) */
 	bool stripped;
 	launch ln;
 	slice rest; /* after the launcher prefixes */
