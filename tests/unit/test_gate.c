@@ -48,6 +48,67 @@ static void check_pieces(checks *c, const gate *g, const slice *pats, slice s, s
 	}
 }
 
+/* A small deterministic generator, so a failure can be replayed. */
+static unsigned next(unsigned *st)
+{
+	*st = *st * 1103515245u + 12345u;
+	return *st >> 8;
+}
+
+#define MANY 1200
+
+static void count_many(void *ctx, int v)
+{
+	((int *)ctx)[v]++;
+}
+
+/* Hundreds of literals of log-like text, some sharing their bytes, in
+ * lines of log-like noise: the gate finds exactly what a naive search
+ * does, each occurrence once, overlapping ones included. */
+static void check_many(checks *c)
+{
+	static const char alpha[] = "NCCL_ INFO WARN comm rank error 0123456789:[]/.-=abcdefghijklmnopqrstuvwxyz";
+	static char store[MANY][24];
+	static slice pats[MANY];
+	static int vals[MANY], got[MANY], want[MANY];
+	unsigned st = 7;
+	for (int k = 0; k < MANY; k++) {
+		size_t n = 4 + next(&st) % 16;
+		for (size_t i = 0; i < n; i++)
+			store[k][i] = alpha[next(&st) % (sizeof alpha - 1)];
+		if (k % 5 == 1) /* a literal that others start or end with */
+			memcpy(store[k], store[k - 1], n < 8 ? n : 8);
+		pats[k] = (slice){ store[k], n };
+		vals[k] = k;
+	}
+	gate *g = gate_build(pats, vals, MANY);
+	char line[700];
+	int bad = 0;
+	for (int round = 0; round < 300 && !bad; round++) {
+		size_t n = next(&st) % sizeof line;
+		for (size_t i = 0; i < n; i++)
+			line[i] = alpha[next(&st) % (sizeof alpha - 1)];
+		for (int k = 0; k < 4 && n > 24; k++) {
+			const slice *lit = &pats[next(&st) % MANY];
+			memcpy(line + next(&st) % (n - lit->n), lit->p, lit->n);
+		}
+		memset(got, 0, sizeof got);
+		memset(want, 0, sizeof want);
+		size_t total = gate_scan(g, (slice){ line, n }, count_many, got), expect = 0;
+		for (int k = 0; k < MANY; k++)
+			for (size_t at = 0; at + pats[k].n <= n; at++)
+				if (memcmp(line + at, pats[k].p, pats[k].n) == 0) {
+					want[k]++;
+					expect++;
+				}
+		for (int k = 0; k < MANY; k++)
+			bad += got[k] != want[k];
+		CHECK(c, !bad && total == expect, "%d literals, line %d of %zu bytes: %zu found, %zu there", MANY, round, n,
+		      total, expect);
+	}
+	gate_free(g);
+}
+
 int main(void)
 {
 	checks cc = { 0 }, *c = &cc;
@@ -90,6 +151,7 @@ int main(void)
 	gate_free(g);
 	g = gate_build(NULL, NULL, 0);
 	CHECK(c, gate_scan(g, SLICE_LIT("abc"), count, hits) == 0, "empty gate");
+	check_many(c);
 	gate_free(g);
 	return check_done(c, "gate");
 }
