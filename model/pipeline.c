@@ -8,6 +8,9 @@
 #define SEAM 64
 /* Positions the gate scans ahead of the lines at a time. */
 #define SCAN_BLOCK 4096
+/* Literals found and not yet used, at most: past that (a hostile line of
+ * one literal over and over) the lines there are gated on their own. */
+#define FOUND_MAX 4096
 
 void pipeline_begin(pipeline *p, model *m, ruleset *rs, int file)
 {
@@ -42,10 +45,16 @@ static void on_match(void *ctx, const match *mt)
 static void on_found(void *ctx, int val, size_t start, size_t len, size_t at)
 {
 	chunkscan *cs = ctx;
+	if (at >= cs->lossy)
+		return;
 	if (cs->n == cs->cap && cs->first) {
 		memmove(cs->v, cs->v + cs->first, (cs->n - cs->first) * sizeof *cs->v);
 		cs->n -= cs->first;
 		cs->first = 0;
+	}
+	if (cs->n >= FOUND_MAX) {
+		cs->lossy = at;
+		return;
 	}
 	grow(&cs->v, &cs->cap, cs->n, sizeof *cs->v);
 	cs->v[cs->n++] = (gatefound){ val, start, len, at };
@@ -67,6 +76,8 @@ static size_t gate_line(pipeline *p, slice seg)
 		gate_scan_at(p->rs->g, cs->buf, cs->scanned, to, on_found, cs);
 		cs->scanned = to;
 	}
+	if (se > cs->lossy) /* what was found there is not all there */
+		return ruleset_gate(p->rs, seg);
 	/* found before the line: it starts before it too */
 	while (cs->first < cs->n && cs->v[cs->first].at < ss)
 		cs->first++;
@@ -328,6 +339,7 @@ void pipeline_feed(pipeline *p, const char *buf, size_t n)
 	p->bytes += n;
 	p->cs.buf = (slice){ buf, n };
 	p->cs.scanned = p->cs.first = p->cs.n = 0;
+	p->cs.lossy = SIZE_MAX;
 	linesplit_feed(&p->ls, buf, n, on_line, p);
 	p->cs.buf = SLICE_NONE;
 	p->cs.first = p->cs.n = 0;

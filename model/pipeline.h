@@ -24,6 +24,7 @@ typedef struct chunkscan {
 	size_t scanned;  /* positions [0, scanned) are scanned */
 	gatefound *v;    /* v[first..n): found at or after the line asked about last */
 	size_t first, n, cap;
+	size_t lossy;    /* found at or after this were dropped (a list full of them) */
 	int *vals;       /* scratch: the values in one line */
 	size_t valcap;
 } chunkscan;
