@@ -9,6 +9,10 @@ lines) until its share of the requested size is written. Faults can be injected.
 usage: gen.py OUT --ranks N [--hosts H] [--comms C] [--channels K]
               [--version 2.18.3|2.26.2|2.30.7] [--noise 0.0-1.0] [--size 200M]
               [--stream] [--fault wrong-iface|stuck-rank|watchdog] [--seed S]
+              [--reinit 0.0-1.0]
+--reinit F: a share F of the lines after init are NCCL INFO lines of
+communicators the job keeps creating (new process groups, splits), as an
+NCCL_DEBUG=INFO log of such a job is: the init-heavy shape.
 OUT is a directory (one file per rank) or, with --stream, one file with
 srun-style "R: " prefixes and ranks interleaved.
 """
@@ -73,6 +77,38 @@ class Rank:
             L.append(f"{self.pfx(tid)}NCCL INFO {head} - Init COMPLETE")
         return L, False
 
+    def reinit_line(self, i):
+        """The i-th line of the communicators created after init, one after another."""
+        a = self.a
+        per = 6 + a.channels
+        c, k = divmod(i, per)
+        n = max(2, a.ranks >> (c % 4))
+        comm = 0x7f3a00000000 + self.r * 0x100000 + c * 0x1000
+        cid = 0x2b3c4d5e6f700000 + c
+        tid = self.pid + 200 + c % 7
+        head = f"comm 0x{comm:x} rank {self.r % n} nranks {n} cudaDev {self.local % 8} nvmlDev {self.local % 8} busId {0x18000 + (self.local % 8) * 0x10000:x} commId 0x{cid:x}"
+        if k == 0:
+            return f"{self.pfx(tid)}NCCL INFO {head} - Init START"
+        if k == 1:
+            return f"{self.pfx(tid)}NCCL INFO comm 0x{comm:x} rank {self.r % n} nRanks {n} nNodes {a.hosts} localRanks {a.ranks // a.hosts} localRank {self.local} MNNVL 0"
+        if k == 2:
+            return f"{self.pfx(tid)}NCCL INFO Trees [0] {(self.r + 1) % n}/-1/-1->{self.r % n}->{(self.r - 1) % n} [1] {(self.r + 1) % n}/-1/-1->{self.r % n}->{(self.r - 1) % n}"
+        if k < 3 + a.channels:
+            ch = k - 3
+            nxt = (self.r + 1) % n
+            return f"{self.pfx(tid)}NCCL INFO Channel {ch:02d}/0 : {self.r % n}[{self.local % 8}] -> {nxt}[{nxt % 8}] via P2P/IPC/read"
+        if k == 3 + a.channels:
+            return f"{self.pfx(tid)}NCCL INFO Connected all rings"
+        if k == 4 + a.channels:
+            return f"{self.pfx(tid)}NCCL INFO Connected all trees"
+        return f"{self.pfx(tid)}NCCL INFO {head} - Init COMPLETE"
+
+    def filler(self, rnd, i):
+        if self.a.reinit and rnd.random() < self.a.reinit:
+            self.ri = getattr(self, "ri", -1) + 1
+            return self.reinit_line(self.ri)
+        return self.noise(rnd, i)
+
     def noise(self, rnd, i):
         k = rnd.random()
         self.t += 0.05
@@ -106,6 +142,7 @@ def main():
     ap.add_argument("--stream", action="store_true")
     ap.add_argument("--fault", choices=["wrong-iface", "stuck-rank", "watchdog"])
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--reinit", type=float, default=0.0)
     a = ap.parse_args()
     a.hosts = a.hosts or max(1, a.ranks // 8)
     a.version = tuple(int(x) for x in a.version.split(".")[:3])
@@ -127,7 +164,7 @@ def main():
             chunk = []
             for rk, _, stuck in heads:
                 if not stuck or a.noise == 0:
-                    chunk.append(f"{rk.r}: {rk.noise(rnd, i)}\n")
+                    chunk.append(f"{rk.r}: {rk.filler(rnd, i)}\n")
             s = "".join(chunk)
             out.write(s)
             written += len(s)
@@ -145,7 +182,7 @@ def main():
                 continue
             written, i, buf = f.tell(), 0, []
             while written < per_rank:
-                line = rk.noise(rnd, i) + "\n"
+                line = rk.filler(rnd, i) + "\n"
                 buf.append(line)
                 written += len(line)
                 i += 1

@@ -39,12 +39,12 @@ typedef struct pool {
 	pthread_cond_t cv;
 } pool;
 
-/* Every per-item model lists all inputs, so input indices are global. */
+/* Every per-item model sees all inputs, so input indices are global: it
+ * borrows the run's table (a copy each would cost N^2 for N files). */
 static void model_like(model *m, const model *proto)
 {
 	model_init(m, proto->cat);
-	for (size_t i = 0; i < proto->nin; i++)
-		model_add_input(m, proto->in[i].name);
+	model_borrow_inputs(m, proto);
 }
 
 /* Reads [start, end) of a plain file; line numbers count from the part's

@@ -179,18 +179,56 @@ void check_env(model *m)
 	intset_free(&vars);
 }
 
+/* The processes that could share a GPU, by (busId, host, comm): each is
+ * compared with its own kind only, not with every process of the job. */
+typedef struct gpukey {
+	int busid, host, comm, proc;
+} gpukey;
+
+static int cmp_gpukey(const void *x, const void *y)
+{
+	const gpukey *a = x, *b = y;
+	if (a->busid != b->busid)
+		return a->busid < b->busid ? -1 : 1;
+	if (a->host != b->host)
+		return a->host < b->host ? -1 : 1;
+	if (a->comm != b->comm)
+		return a->comm < b->comm ? -1 : 1;
+	return (a->proc > b->proc) - (a->proc < b->proc);
+}
+
 void check_duplicate_gpu(model *m)
 {
+	gpukey *k = xmalloc((m->nprocs ? m->nprocs : 1) * sizeof *k);
+	size_t nk = 0;
+	for (size_t a = 0; a < m->nprocs; a++) {
+		const proc *p = &m->procs[a];
+		if (p->busid >= 0 && p->host >= 0 && p->comm >= 0)
+			k[nk++] = (gpukey){ p->busid, p->host, p->comm, (int)a };
+	}
+	qsort(k, nk, sizeof *k, cmp_gpukey);
+	/* where each process's group starts and ends in k */
+	size_t *gs = xmalloc((m->nprocs ? m->nprocs : 1) * sizeof *gs), *ge = xmalloc((m->nprocs ? m->nprocs : 1) * sizeof *ge);
+	for (size_t i = 0; i < nk;) {
+		size_t j = i;
+		while (j < nk && k[j].busid == k[i].busid && k[j].host == k[i].host && k[j].comm == k[i].comm)
+			j++;
+		for (size_t x = i; x < j; x++) {
+			gs[k[x].proc] = i;
+			ge[k[x].proc] = j;
+		}
+		i = j;
+	}
 	for (size_t a = 0; a < m->nprocs; a++) {
 		const proc *p = &m->procs[a];
 		if (p->busid < 0 || p->host < 0 || p->comm < 0)
 			continue;
 		intset same = { 0 };
 		bool seen_before = false;
-		for (size_t b = 0; b < m->nprocs; b++) {
+		for (size_t x = gs[a]; x < ge[a]; x++) {
+			size_t b = (size_t)k[x].proc;
 			const proc *q = &m->procs[b];
-			if (q->busid == p->busid && q->host == p->host && q->comm == p->comm && q->rank != p->rank &&
-			    !(q->boot.addr >= 0 && p->boot.addr >= 0 && q->boot.addr != p->boot.addr)) {
+			if (q->rank != p->rank && !(q->boot.addr >= 0 && p->boot.addr >= 0 && q->boot.addr != p->boot.addr)) {
 				if (b < a)
 					seen_before = true;
 				intset_add(&same, (int)b);
@@ -215,6 +253,9 @@ void check_duplicate_gpu(model *m)
 		}
 		intset_free(&same);
 	}
+	free(k);
+	free(gs);
+	free(ge);
 }
 
 /* Distinct nodes reporting one hostname: NCCL then takes them for one

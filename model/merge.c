@@ -16,6 +16,11 @@ typedef struct remap {
 	int *proc;  /* src proc -> dst proc */
 	int *comm;  /* src comm -> dst comm */
 	const intern *dstr; /* dst's strings */
+	/* src borrowed dst's input table: files keep their indices, and only
+	 * the one input src read is shifted */
+	bool borrowed;
+	int own_file;
+	uint64_t own_shift;
 } remap;
 
 static int rs(const remap *r, int id)
@@ -25,11 +30,13 @@ static int rs(const remap *r, int id)
 
 static int rf(const remap *r, int file)
 {
-	return file >= 0 ? r->file[file] : file;
+	return file >= 0 && !r->borrowed ? r->file[file] : file;
 }
 
 static uint64_t rl(const remap *r, int file, uint64_t line)
 {
+	if (r->borrowed)
+		return file >= 0 && line && file == r->own_file ? line + r->own_shift : line;
 	return file >= 0 && line ? line + r->shift[file] : line;
 }
 
@@ -46,14 +53,6 @@ static void evref_merge(evref *dst, const evref *src, const remap *r)
 static iface iface_map(const remap *r, iface f)
 {
 	return (iface){ rs(r, f.name), rs(r, f.addr) };
-}
-
-static int proc_key_find(const model *m, int host, long pid)
-{
-	for (size_t i = 0; i < m->nprocs; i++)
-		if (m->procs[i].pid == pid && m->procs[i].host == host)
-			return (int)i;
-	return -1;
 }
 
 /* A process src knew only by its launcher stream is the one dst resolves
@@ -180,9 +179,17 @@ void model_merge(model *dst, const model *src)
 		r.str[i] = intern_get(&dst->str, slice_from(src->str.strs[i]));
 	/* inputs: a list both sides share keeps its indices (threads of one
 	 * run); other inputs are appended (summaries of other nodes) */
-	r.file = xmalloc((src->nin ? src->nin : 1) * sizeof(int));
-	r.shift = xmalloc((src->nin ? src->nin : 1) * sizeof(uint64_t));
-	for (size_t i = 0; i < src->nin; i++) {
+	r.borrowed = src->in_borrowed && src->in == dst->in;
+	r.own_file = src->own_file;
+	if (r.borrowed && src->own_file >= 0) {
+		input *d = &dst->in[src->own_file];
+		r.own_shift = d->lines;
+		d->lines += src->own.lines;
+		d->bytes += src->own.bytes;
+	}
+	r.file = xmalloc((src->nin && !r.borrowed ? src->nin : 1) * sizeof(int));
+	r.shift = xmalloc((src->nin && !r.borrowed ? src->nin : 1) * sizeof(uint64_t));
+	for (size_t i = 0; i < src->nin && !r.borrowed; i++) {
 		bool same = i < dst->nin && strcmp(dst->in[i].name, src->in[i].name) == 0;
 		int k = same ? (int)i : model_add_input(dst, src->in[i].name);
 		r.file[i] = k;
@@ -213,7 +220,7 @@ void model_merge(model *dst, const model *src)
 	for (size_t i = 0; i < src->nprocs; i++) {
 		const proc *sp = &src->procs[i];
 		int host = rs(&r, sp->host);
-		int d = sp->pid >= 0 ? proc_key_find(dst, host, sp->pid) : pseudo_target(dst, sp, &r);
+		int d = sp->pid >= 0 ? model_proc_find(dst, host, sp->pid) : pseudo_target(dst, sp, &r);
 		if (d < 0 && sp->pid >= 0) {
 			/* as reading the whole file would: an NCCL process takes over the
 			 * anonymous process of the untagged lines before it */
@@ -223,6 +230,7 @@ void model_merge(model *dst, const model *src)
 				d = st;
 				dst->procs[d].host = host;
 				dst->procs[d].pid = sp->pid;
+				model_proc_keyed(dst, d);
 			}
 		}
 		if (d < 0 && sp->activity_only) {
@@ -249,9 +257,9 @@ void model_merge(model *dst, const model *src)
 		comm *dc = &dst->comms[r.comm[i]];
 		intset_addall(&dc->seen, &sc->seen);
 		intset_addall(&dc->done, &sc->done);
-		for (int k = 0; k < sc->rank_cap && k < dc->rank_cap; k++)
+		for (int k = sc->set_lo1 ? sc->set_lo1 - 1 : 0; k < sc->set_hi1 && k < sc->rank_cap && k < dc->rank_cap; k++)
 			if (sc->rank_proc[k] >= 0 && dc->rank_proc[k] < 0)
-				dc->rank_proc[k] = r.proc[sc->rank_proc[k]];
+				model_comm_rank(dc, k, r.proc[sc->rank_proc[k]]);
 	}
 	for (size_t i = 0; i < src->nwd; i++) {
 		const wdog *s = &src->wd[i];
@@ -322,12 +330,13 @@ void model_merge(model *dst, const model *src)
 	}
 	/* where a RAS report is at the end of src's part */
 	for (size_t i = 0; i < src->nin; i++) {
-		if (!src->in[i].ras || !src->in[i].ras->section)
+		const input *sin = r.borrowed ? ((int)i == src->own_file ? &src->own : NULL) : &src->in[i];
+		if (!sin || !sin->ras || !sin->ras->section)
 			continue;
-		input *din = &dst->in[r.file[i]];
+		input *din = &dst->in[rf(&r, (int)i)];
 		if (!din->ras)
 			din->ras = xmalloc(sizeof *din->ras);
-		*din->ras = *src->in[i].ras;
+		*din->ras = *sin->ras;
 	}
 	for (size_t i = 0; i < src->nnt; i++) {
 		const ntrun *s = &src->nt[i];

@@ -26,6 +26,9 @@ const char *phase_name(enum phase p)
 	return names[p];
 }
 
+struct procidx;
+static void pidx_free(struct procidx *x);
+
 void model_init(model *m, const catalog *cat)
 {
 	*m = (model){ 0 };
@@ -43,9 +46,10 @@ static void evref_free(evref *e)
 void model_free(model *m)
 {
 	system_free(m);
-	for (size_t i = 0; i < m->nin; i++)
+	for (size_t i = 0; i < m->nin && !m->in_borrowed; i++)
 		free(m->in[i].name);
-	free(m->in);
+	if (!m->in_borrowed)
+		free(m->in);
 	for (size_t i = 0; i < m->nprocs; i++) {
 #define X(name) evref_free(&m->procs[i].ev_##name);
 		PROC_EVIDENCE(X)
@@ -65,6 +69,7 @@ void model_free(model *m)
 		evref_free(&m->env[i].ev);
 	free(m->env);
 	free(m->streams);
+	pidx_free(m->pidx);
 	evref_free(&m->ev_killed);
 	evref_free(&m->ev_excerpt);
 	intset_free(&m->table_hosts);
@@ -124,6 +129,24 @@ int model_add_input(model *m, const char *name)
 	return (int)m->nin++;
 }
 
+void model_borrow_inputs(model *m, const model *from)
+{
+	m->in = from->in;
+	m->nin = from->nin;
+	m->in_borrowed = true;
+	m->own_file = -1;
+}
+
+input *model_input_counts(model *m, int file)
+{
+	if (!m->in_borrowed)
+		return &m->in[file];
+	m->own_file = file;
+	m->own.name = m->in[file].name;
+	m->own.frank = m->in[file].frank;
+	return &m->own;
+}
+
 /* Records the line being fed, once. */
 static void evref_here(model *m, evref *e)
 {
@@ -160,15 +183,6 @@ static int proc_new(model *m, int host, long pid, int file)
 int model_add_proc(model *m, const char *host, long pid, int file)
 {
 	return proc_new(m, host ? intern_get(&m->str, slice_from(host)) : -1, pid, file);
-}
-
-static int proc_find(model *m, int host, long pid)
-{
-	/* newest first: the process of the last lines is the likely one */
-	for (size_t i = m->nprocs; i-- > 0;)
-		if (m->procs[i].host == host && m->procs[i].pid == pid)
-			return (int)i;
-	return -1;
 }
 
 static size_t stream_slot(const model *m, int file, int tag)
@@ -208,17 +222,144 @@ static void stream_set(model *m, int file, int tag, int pi)
 	*s = (stream){ file, tag, pi };
 }
 
+/* The processes of each input in creation order, a chain through next[]
+ * with its ends in a hash on the input: a guess looks at the processes of
+ * its own file, not at every process of the job. Processes never change
+ * their input, so the index only grows, up to the processes made so far. */
+typedef struct procidx {
+	int *next;
+	size_t nextcap, indexed;
+	struct pislot { int file, first, last; } *slot; /* file -1 = empty */
+	size_t slotcap, nslots;                          /* a power of two */
+	/* and NCCL's processes by (host, pid): proc -1 = empty */
+	struct pkslot { int host, proc; long pid; } *key;
+	size_t keycap, nkeys;
+} procidx;
+
+static size_t pkey_hash(int host, long pid)
+{
+	return (size_t)(((uint64_t)(uint32_t)host << 32 ^ (uint64_t)pid) * 0x9e3779b97f4a7c15ULL >> 20);
+}
+
+static struct pkslot *pkey_slot(const procidx *x, int host, long pid)
+{
+	size_t i = pkey_hash(host, pid) & (x->keycap - 1);
+	while (x->key[i].proc >= 0 && !(x->key[i].host == host && x->key[i].pid == pid))
+		i = (i + 1) & (x->keycap - 1);
+	return &x->key[i];
+}
+
+/* Keys procs[pi] by its host and pid; the newest process of a key wins. */
+static void pkey_add(procidx *x, const model *m, int pi)
+{
+	if ((x->nkeys + 1) * 2 > x->keycap) {
+		struct pkslot *old = x->key;
+		size_t oldcap = x->keycap;
+		x->keycap = oldcap ? oldcap * 2 : 64;
+		x->key = xmalloc(x->keycap * sizeof *x->key);
+		for (size_t i = 0; i < x->keycap; i++)
+			x->key[i].proc = -1;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].proc >= 0)
+				*pkey_slot(x, old[i].host, old[i].pid) = old[i];
+		free(old);
+	}
+	const proc *p = &m->procs[pi];
+	struct pkslot *sl = pkey_slot(x, p->host, p->pid);
+	if (sl->proc < 0)
+		x->nkeys++;
+	if (sl->proc < pi)
+		*sl = (struct pkslot){ p->host, pi, p->pid };
+}
+
+static struct pislot *pidx_slot(procidx *x, int file)
+{
+	size_t i = (size_t)((uint32_t)file * 0x9e3779b9u) & (x->slotcap - 1);
+	while (x->slot[i].file >= 0 && x->slot[i].file != file)
+		i = (i + 1) & (x->slotcap - 1);
+	return &x->slot[i];
+}
+
+static void pidx_rehash(procidx *x)
+{
+	struct pislot *old = x->slot;
+	size_t oldcap = x->slotcap;
+	x->slotcap = oldcap ? oldcap * 2 : 64;
+	x->slot = xmalloc(x->slotcap * sizeof *x->slot);
+	for (size_t i = 0; i < x->slotcap; i++)
+		x->slot[i].file = -1;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].file >= 0)
+			*pidx_slot(x, old[i].file) = old[i];
+	free(old);
+}
+
+static const procidx *pidx_update(model *m)
+{
+	if (!m->pidx)
+		m->pidx = xcalloc(1, sizeof *m->pidx);
+	procidx *x = m->pidx;
+	if (x->indexed < m->nprocs) {
+		grow(&x->next, &x->nextcap, m->nprocs, sizeof *x->next);
+		for (size_t i = x->indexed; i < m->nprocs; i++) {
+			if ((x->nslots + 1) * 2 > x->slotcap)
+				pidx_rehash(x);
+			struct pislot *sl = pidx_slot(x, m->procs[i].file);
+			x->next[i] = -1;
+			if (sl->file < 0) {
+				*sl = (struct pislot){ m->procs[i].file, (int)i, (int)i };
+				x->nslots++;
+			} else {
+				x->next[sl->last] = (int)i;
+				sl->last = (int)i;
+			}
+			if (m->procs[i].pid >= 0)
+				pkey_add(x, m, (int)i);
+		}
+		x->indexed = m->nprocs;
+	}
+	return x;
+}
+
+static void pidx_free(struct procidx *x)
+{
+	if (!x)
+		return;
+	free(x->next);
+	free(x->slot);
+	free(x->key);
+	free(x);
+}
+
+int model_proc_find(const model *m, int host, long pid)
+{
+	const procidx *x = pidx_update((model *)m);
+	if (!x->keycap)
+		return -1;
+	const struct pkslot *sl = pkey_slot(x, host, pid);
+	return sl->proc;
+}
+
+void model_proc_keyed(model *m, int pi)
+{
+	if (m->pidx && (size_t)pi < m->pidx->indexed && m->procs[pi].pid >= 0)
+		pkey_add(m->pidx, m, pi);
+}
+
 int model_guess_proc(const model *m, int file, int lrank, bool untagged)
 {
+	/* the index is a cache: filling it leaves what m says unchanged */
+	procidx *x = (procidx *)pidx_update((model *)m);
 	/* "[rank3]:" lines: the process of that rank in the same file */
 	int only = -1, nreal = 0;
-	for (size_t i = 0; i < m->nprocs; i++) {
+	const struct pislot *sl = x->slotcap ? pidx_slot(x, file) : NULL;
+	for (int i = sl && sl->file >= 0 ? sl->first : -1; i >= 0; i = x->next[i]) {
 		const proc *q = &m->procs[i];
-		if (q->file != file || q->pid < 0)
+		if (q->pid < 0)
 			continue;
 		if (lrank >= 0 && (q->lrank == lrank || q->rank == lrank))
-			return (int)i;
-		only = (int)i;
+			return i;
+		only = i;
 		nreal++;
 	}
 	/* a per-rank file: its one process, unless that one is known to be another rank */
@@ -234,7 +375,7 @@ static int resolve_proc(model *m, int file, const record *r)
 	int tag = intern_get(&m->str, r->ln.tag);
 	if (r->nccl) {
 		int host = intern_get(&m->str, r->host);
-		int p = proc_find(m, host, r->pid);
+		int p = model_proc_find(m, host, r->pid);
 		if (p < 0) {
 			/* the untagged lines of this file so far had no NCCL prefix: they
 			 * were this process's (a per-rank file, a framework's banner first) */
@@ -243,6 +384,7 @@ static int resolve_proc(model *m, int file, const record *r)
 				p = s->proc;
 				m->procs[p].host = host;
 				m->procs[p].pid = r->pid;
+				model_proc_keyed(m, p);
 			} else {
 				p = proc_new(m, host, r->pid, file);
 			}
@@ -296,28 +438,37 @@ static void proc_seen(const model *m, proc *p, int file, uint64_t lineno, double
 
 void model_activity(model *m, int file, uint64_t lineno, uint64_t off, slice line)
 {
-	launch ln = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
-	slice rest = launch_strip(line, &ln);
-	double t = ln.time;
+	lineinfo li;
+	lineinfo_init(&li, line);
+	model_activity_info(m, file, lineno, &li);
+	(void)off;
+}
+
+void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li)
+{
+	/* most lines carry no date: nothing below could change */
+	if (li->undated || !line_may_be_dated(li->s))
+		return;
+	const launch *ln = lineinfo_launch(li);
+	double t = ln->time;
 	if (t == 0)
-		timestamp_parse(rest, &t);
+		timestamp_parse(li->rest, &t);
 	if (!time_dated(t))
 		return;
-	int tag = ln.tag.n ? intern_find(&m->str, ln.tag) : intern_find(&m->str, SLICE_NONE);
+	int tag = ln->tag.n ? intern_find(&m->str, ln->tag) : intern_find(&m->str, SLICE_NONE);
 	stream *s = stream_find(m, file, tag);
-	if (!s && !ln.tag.n)
+	if (!s && !ln->tag.n)
 		s = stream_find(m, file, -1);
-	(void)off;
 	if (!s && m->partial) {
 		/* a later part: the merge gives these times to whoever wrote the stream */
 		if (tag < 0)
-			tag = intern_get(&m->str, ln.tag);
+			tag = intern_get(&m->str, ln->tag);
 		int pi = proc_new(m, -1, -1, file);
 		m->procs[pi].tag = tag;
-		m->procs[pi].lrank = ln.rank;
+		m->procs[pi].lrank = ln->rank;
 		m->procs[pi].activity_only = true;
 		stream_set(m, file, tag, pi);
-		if (!ln.tag.n)
+		if (!ln->tag.n)
 			stream_set(m, file, -1, pi);
 		s = stream_find(m, file, tag);
 	}
@@ -374,6 +525,16 @@ static int cap_str(model *m, const match *mt, const char *name)
 	return s.n ? intern_get(&m->str, s) : -1;
 }
 
+void model_comm_rank(comm *c, int rank, int pi)
+{
+	c->rank_proc[rank] = pi;
+	/* the bounds let a merge walk the ranks set, not all of them */
+	if (!c->set_lo1 || rank + 1 < c->set_lo1)
+		c->set_lo1 = rank + 1;
+	if (rank + 1 > c->set_hi1)
+		c->set_hi1 = rank + 1;
+}
+
 static comm *comm_get(model *m, int key, int nranks)
 {
 	for (size_t i = 0; i < m->ncomms; i++)
@@ -417,7 +578,7 @@ static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 	comm *c = comm_get(m, k, (int)nranks);
 	intset_add(&c->seen, (int)rank);
 	if (rank < c->rank_cap)
-		c->rank_proc[rank] = pi;
+		model_comm_rank(c, (int)rank, pi);
 	slice state = match_get(mt, "state");
 	bool complete = slice_eq_str(state, "COMPLETE");
 	if (complete)
@@ -736,7 +897,7 @@ static void on_device_row(model *m, const match *mt)
 		return;
 	int h = intern_get(&m->str, host);
 	intset_add(&m->table_hosts, h);
-	int pi = proc_find(m, h, pid);
+	int pi = model_proc_find(m, h, pid);
 	if (pi < 0)
 		pi = proc_new(m, h, pid, m->cur_file);
 	proc *q = &m->procs[pi];

@@ -131,6 +131,7 @@ typedef struct comm {
 	intset seen, done;
 	int *rank_proc;     /* nranks entries (capped), -1 */
 	int rank_cap;
+	int set_lo1, set_hi1; /* rank_proc is -1 outside [set_lo1 - 1, set_hi1); 0: all is */
 } comm;
 
 /* One rank's watchdog report for one process group. */
@@ -231,6 +232,11 @@ typedef struct model {
 	intern str;
 	input *in;
 	size_t nin, incap;
+	/* a reader thread's model borrows the run's input table (names and
+	 * ranks, read-only) and counts the one input it reads in own */
+	bool in_borrowed;
+	int own_file;
+	input own;
 	proc *procs;
 	size_t nprocs, proccap;
 	comm *comms;
@@ -239,6 +245,7 @@ typedef struct model {
 	size_t nwd, wdcap;
 	envset *env;
 	size_t nenv, envcap;
+	struct procidx *pidx;  /* processes by input, built as model_guess_proc needs it */
 	stream *streams;       /* open addressing on (file, tag); proc -1 = empty */
 	size_t streamcap;      /* a power of two */
 	size_t nstreams;
@@ -291,12 +298,18 @@ bool model_iface_virtual(const char *name);
  * untagged lines) was last seen with, or -1; and setting it (merges). */
 int model_stream_proc(const model *m, int file, int tag);
 void model_stream_set(model *m, int file, int tag, int pi);
+/* The process NCCL's prefix names by host and pid, or -1 (hashed). */
+int model_proc_find(const model *m, int host, long pid);
+/* Says that procs[pi], made before, now has a host and pid of its own. */
+void model_proc_keyed(model *m, int pi);
 /* The process a line without NCCL's prefix most likely belongs to, from
  * its launcher rank (-1: none) in the same file; -1 when none fits. */
 int model_guess_proc(const model *m, int file, int lrank, bool untagged);
 /* True when the inputs held anything to analyze: an NCCL line, a line a
  * rule knows, or a Flight Recorder dump. */
 bool model_has_content(const model *m);
+/* Sets the process of a rank of c (rank < c->rank_cap). */
+void model_comm_rank(comm *c, int rank, int pi);
 /* Takes the report of the job's Flight Recorder dumps (m frees it). */
 void model_take_fr(model *m, struct frmatch_report *r);
 /* Takes one item of a RAS JSON report or event stream read from input
@@ -312,6 +325,12 @@ int model_input_find(const model *m, const char *name);
 const char *model_result_id(int code);
 /* Registers an input; returns its index. */
 int model_add_input(model *m, const char *name);
+/* Makes m (new, empty) use the input table of from, which must outlive it
+ * and not grow meanwhile: reader threads share one table of the run's
+ * inputs instead of a copy each. m may count one input of its own. */
+void model_borrow_inputs(model *m, const model *from);
+/* Where the line and byte counts of input `file` are kept in m. */
+input *model_input_counts(model *m, int file);
 /* Feeds one record (after rule gating) of input `file`, at line `lineno`
  * that starts at byte `off`; span lists its physical lines when reassembly
  * joined several (NULL otherwise). The span must stay valid until
@@ -324,6 +343,8 @@ void model_record_end(model *m);
 /* Notes a line that no rule needs: only its time, for the last activity of
  * its process. Never allocates. */
 void model_activity(model *m, int file, uint64_t lineno, uint64_t off, slice line);
+/* The same for a line whose prefixes li may already know (and learns). */
+void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li);
 /* Feeds one rule match on the current record. */
 void model_match(model *m, const match *mt);
 /* Merges src (the model of later inputs) into dst, as if dst had read

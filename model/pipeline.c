@@ -6,6 +6,11 @@
 /* Bytes on each side of a line break that a literal cut by a terminal can
  * straddle: longer than any gate literal. */
 #define SEAM 64
+/* Positions the gate scans ahead of the lines at a time. */
+#define SCAN_BLOCK 4096
+/* Literals found and not yet used, at most: past that (a hostile line of
+ * one literal over and over) the lines there are gated on their own. */
+#define FOUND_MAX 4096
 
 void pipeline_begin(pipeline *p, model *m, ruleset *rs, int file)
 {
@@ -35,6 +40,56 @@ static uint64_t lines_read(const pipeline *p)
 static void on_match(void *ctx, const match *mt)
 {
 	model_match(ctx, mt);
+}
+
+static void on_found(void *ctx, int val, size_t start, size_t len, size_t at)
+{
+	chunkscan *cs = ctx;
+	if (at >= cs->lossy)
+		return;
+	if (cs->n == cs->cap && cs->first) {
+		memmove(cs->v, cs->v + cs->first, (cs->n - cs->first) * sizeof *cs->v);
+		cs->n -= cs->first;
+		cs->first = 0;
+	}
+	if (cs->n >= FOUND_MAX) {
+		cs->lossy = at;
+		return;
+	}
+	grow(&cs->v, &cs->cap, cs->n, sizeof *cs->v);
+	cs->v[cs->n++] = (gatefound){ val, start, len, at };
+}
+
+/* Gates a line or a segment of one: from the scan of the chunk when it
+ * lies in the chunk being fed, else on its own (a line the splitter
+ * carried over, a line fed by hand). Lines are asked about in input
+ * order, so what was found before this one is of no more use. */
+static size_t gate_line(pipeline *p, slice seg)
+{
+	chunkscan *cs = &p->cs;
+	if (!cs->buf.p || seg.p < cs->buf.p || seg.p + seg.n > cs->buf.p + cs->buf.n)
+		return ruleset_gate(p->rs, seg);
+	size_t ss = (size_t)(seg.p - cs->buf.p), se = ss + seg.n;
+	if (cs->scanned < se) {
+		size_t to = se - cs->scanned < SCAN_BLOCK ? cs->scanned + SCAN_BLOCK : se;
+		to = to < cs->buf.n ? to : cs->buf.n;
+		gate_scan_at(p->rs->g, cs->buf, cs->scanned, to, on_found, cs);
+		cs->scanned = to;
+	}
+	if (se > cs->lossy) /* what was found there is not all there */
+		return ruleset_gate(p->rs, seg);
+	/* found before the line: it starts before it too */
+	while (cs->first < cs->n && cs->v[cs->first].at < ss)
+		cs->first++;
+	size_t nv = 0;
+	for (size_t i = cs->first; i < cs->n && cs->v[i].at < se; i++) {
+		const gatefound *f = &cs->v[i];
+		if (f->start >= ss && f->start + f->len <= se) {
+			grow(&cs->vals, &cs->valcap, nv, sizeof *cs->vals);
+			cs->vals[nv++] = f->val;
+		}
+	}
+	return ruleset_gate_found(p->rs, cs->vals, nv);
 }
 
 /* The records of one gated segment: usually one, more when another
@@ -157,13 +212,13 @@ static void after_part(pipeline *p)
 
 /* l went on the line being gathered (no hit so far): with the hit it brings
  * or completes, the whole is now held for analysis. */
-static void gathered(pipeline *p, const line *l, slice before, bool l_hit)
+static void gathered(pipeline *p, const line *l, lineinfo *li, slice before, bool l_hit)
 {
 	if (l_hit || seam_hit(p, before, l->text)) {
 		p->state = JS_HELD;
 		p->hits.overflow = true; /* several parts: the gate scans the whole again */
 	} else {
-		model_activity(p->m, p->file, l->no, l->off, l->text);
+		model_activity_info(p->m, p->file, l->no, li);
 	}
 	after_part(p);
 }
@@ -171,16 +226,20 @@ static void gathered(pipeline *p, const line *l, slice before, bool l_hit)
 /* A segment is a line, or a part between carriage returns: progress bars
  * redraw with \r, and NCCL lines end up glued behind them. For a whole
  * line, prev is the full line before it that had no hit (or empty). */
-static void segment(pipeline *p, const line *l, slice seg, bool whole, slice prev)
+static void segment(pipeline *p, const line *l, slice seg, bool whole, slice prev, bool undated)
 {
 	if (!seg.n || !seg.p)
 		return;
-	size_t cands = ruleset_gate(p->rs, seg);
+	size_t cands = gate_line(p, seg);
 	bool hit = cands || p->rs->record_hint;
-	if (prev.n && join_continues(seg, prev) && join_start(p->j, prev, p->prev_no, p->prev_off)) {
+	/* the prefixes of the line, read once for reassembly and activity */
+	lineinfo li;
+	lineinfo_init(&li, seg);
+	li.undated = undated;
+	if (prev.n && join_continues_info(&li, prev) && join_start(p->j, prev, p->prev_no, p->prev_off)) {
 		if (join_add(p->j, seg, l->no, l->off)) {
 			p->state = JS_GATHER;
-			gathered(p, l, prev, hit);
+			gathered(p, l, &li, prev, hit);
 			return;
 		}
 		join_reset(p->j);
@@ -188,7 +247,7 @@ static void segment(pipeline *p, const line *l, slice seg, bool whole, slice pre
 	if (!hit) {
 		/* any wide line: a word wrap may have cut it at any width */
 		bool head = whole && seg.n >= JOIN_MIN_WIDTH && seg.n < JOIN_MAX_BYTES;
-		model_activity(p->m, p->file, l->no, l->off, seg);
+		model_activity_info(p->m, p->file, l->no, &li);
 		if (head) {
 			p->prev = seg;
 			p->prev_no = l->no;
@@ -219,11 +278,13 @@ void pipeline_line(pipeline *p, const line *l)
 		joiner *j = p->j;
 		const joinpart *last = &j->part[j->nparts - 1];
 		slice before = { j->buf + last->at, last->n };
-		if (!l->cut && join_continues(l->text, (slice){ j->buf + j->part[0].at, j->part[0].n }) &&
+		lineinfo li;
+		lineinfo_init(&li, l->text);
+		if (!l->cut && join_continues_info(&li, (slice){ j->buf + j->part[0].at, j->part[0].n }) &&
 		    join_add(j, l->text, l->no, l->off)) {
 			if (p->state == JS_GATHER) {
-				size_t c = ruleset_gate(p->rs, l->text);
-				gathered(p, l, before, c || p->rs->record_hint);
+				size_t c = gate_line(p, l->text);
+				gathered(p, l, &li, before, c || p->rs->record_hint);
 			} else {
 				after_part(p);
 			}
@@ -235,14 +296,16 @@ void pipeline_line(pipeline *p, const line *l)
 	p->prev.n = 0;
 	slice s = l->text;
 	if (!l->cut && !memchr(s.p, '\r', s.n)) {
-		segment(p, l, s, true, prev);
+		segment(p, l, s, true, prev, false);
 		return;
 	}
+	/* a progress bar redrawn: when the line has no date, none of its parts has */
+	bool undated = !line_may_be_dated(s);
 	while (s.n) {
 		const char *cr = memchr(s.p, '\r', s.n);
 		size_t n = cr ? (size_t)(cr - s.p) : s.n;
 		if (n)
-			segment(p, l, (slice){ s.p, n }, false, SLICE_NONE);
+			segment(p, l, (slice){ s.p, n }, false, SLICE_NONE, undated);
 		if (!cr)
 			break;
 		s.p += n + 1;
@@ -266,14 +329,20 @@ static void keep_prev(pipeline *p)
 
 static void count(pipeline *p)
 {
-	p->m->in[p->file].lines = lines_read(p);
-	p->m->in[p->file].bytes = p->bytes;
+	input *in = model_input_counts(p->m, p->file);
+	in->lines = lines_read(p);
+	in->bytes = p->bytes;
 }
 
 void pipeline_feed(pipeline *p, const char *buf, size_t n)
 {
 	p->bytes += n;
+	p->cs.buf = (slice){ buf, n };
+	p->cs.scanned = p->cs.first = p->cs.n = 0;
+	p->cs.lossy = SIZE_MAX;
 	linesplit_feed(&p->ls, buf, n, on_line, p);
+	p->cs.buf = SLICE_NONE;
+	p->cs.first = p->cs.n = 0;
 	keep_prev(p);
 	count(p);
 }
@@ -303,6 +372,9 @@ void pipeline_end(pipeline *p)
 	linesplit_free(&p->ls);
 	free(p->j);
 	free(p->prevbuf);
+	free(p->cs.v);
+	free(p->cs.vals);
 	p->j = NULL;
 	p->prevbuf = NULL;
+	p->cs = (chunkscan){ 0 };
 }

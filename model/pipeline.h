@@ -12,6 +12,23 @@
 /* Lines longer than this are cut (and marked) to keep memory bounded. */
 #define PIPELINE_MAX_LINE (256u * 1024u)
 
+/* The literals the gate found in the chunk being fed, scanned ahead of
+ * the lines a block at a time: a line with none costs no scan of its own. */
+typedef struct gatefound {
+	int val;
+	size_t start, len, at; /* in the chunk; at: where found, in order */
+} gatefound;
+
+typedef struct chunkscan {
+	slice buf;       /* the chunk fed, SLICE_NONE between feeds */
+	size_t scanned;  /* positions [0, scanned) are scanned */
+	gatefound *v;    /* v[first..n): found at or after the line asked about last */
+	size_t first, n, cap;
+	size_t lossy;    /* found at or after this were dropped (a list full of them) */
+	int *vals;       /* scratch: the values in one line */
+	size_t valcap;
+} chunkscan;
+
 typedef struct pipeline {
 	model *m;
 	ruleset *rs;
@@ -32,6 +49,7 @@ typedef struct pipeline {
 	slice prev;
 	uint64_t prev_no, prev_off;
 	char *prevbuf;
+	chunkscan cs;
 } pipeline;
 
 void pipeline_begin(pipeline *p, model *m, ruleset *rs, int file);

@@ -349,7 +349,7 @@ int summary_read(model *m, const cJSON *doc, strbuf *err)
 		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "rank_proc")) {
 			double rk = at(r, x, 0), pr = at(r, x, 1);
 			if (rk >= 0 && rk < c->rank_cap && pr >= 0 && pr < (double)m->nprocs)
-				c->rank_proc[(int)rk] = (int)pr;
+				model_comm_rank(c, (int)rk, (int)pr);
 			else
 				r->bad = true;
 		}

@@ -455,7 +455,8 @@ static bool ras_event(model *m, const ras_item *it, sysev *e)
 
 static void ras_part(model *m, slice text, double t, const evref *at, int pi, int listener)
 {
-	input *in = &m->in[at->file];
+	/* the cursor is the reader's own, even when threads share the input table */
+	input *in = model_input_counts(m, at->file);
 	if (!in->ras)
 		in->ras = xcalloc(1, sizeof *in->ras);
 	launch ln = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
@@ -641,8 +642,9 @@ void system_free(model *m)
 		free(r->ev_max.text);
 	}
 	free(m->nt);
-	for (size_t i = 0; i < m->nin; i++)
+	for (size_t i = 0; i < m->nin && !m->in_borrowed; i++)
 		free(m->in[i].ras);
+	free(m->own.ras);
 	for (size_t i = 0; i < m->npend; i++)
 		free(m->pend[i].ev.text);
 	free(m->pend);

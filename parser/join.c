@@ -77,15 +77,21 @@ static bool line_head(slice t)
 /* "host:1234:5678 " at the start: NCCL's prefix, the most common line. */
 static bool nccl_prefix(slice t)
 {
-	size_t i = 0, colons = 0;
-	while (i < t.n && i < 80 && t.p[i] != ' ') {
-		char c = t.p[i++];
-		if (c == ':')
+	/* the first token (at most 80 bytes): anything, then ":digits:digits" */
+	size_t lim = t.n < 80 ? t.n : 80;
+	const char *sp = memchr(t.p, ' ', lim);
+	size_t e = sp ? (size_t)(sp - t.p) : lim;
+	const char *c1 = memchr(t.p, ':', e);
+	if (!c1 || e >= t.n || t.p[e - 1] == ':')
+		return false;
+	size_t colons = 1;
+	for (size_t i = (size_t)(c1 - t.p) + 1; i < e; i++) {
+		if (t.p[i] == ':')
 			colons++;
-		else if (colons && !(c >= '0' && c <= '9'))
+		else if (!(t.p[i] >= '0' && t.p[i] <= '9'))
 			return false;
 	}
-	return colons == 2 && i < t.n && t.p[i - 1] != ':';
+	return colons == 2;
 }
 
 /* pdsh's "host: " and nothing else in front of s. */
@@ -97,6 +103,14 @@ static bool host_label_only(const launch *ln)
 
 bool join_continues(slice s, slice head)
 {
+	lineinfo li;
+	lineinfo_init(&li, s);
+	return join_continues_info(&li, head);
+}
+
+bool join_continues_info(lineinfo *li, slice head)
+{
+	slice s = li->s;
 	/* the cheap tests first: this runs on the line after every wide one */
 	if (!s.n || s.n >= JOIN_MAX_BYTES)
 		return false;
@@ -111,10 +125,9 @@ bool join_continues(slice s, slice head)
 	double tm;
 	if (timestamp_parse(t, &tm) || line_head(t))
 		return false;
-	launch ln = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
-	launch_strip(s, &ln);
-	if (ln.tag.n || ln.rank >= 0 || ln.local >= 0 || ln.host.n || ln.time != 0) {
-		if (!head.n || !host_label_only(&ln))
+	const launch *ln = lineinfo_launch(li);
+	if (ln->tag.n || ln->rank >= 0 || ln->local >= 0 || ln->host.n || ln->time != 0) {
+		if (!head.n || !host_label_only(ln))
 			return false;
 		launch hl = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
 		launch_strip(head, &hl);
@@ -122,7 +135,7 @@ bool join_continues(slice s, slice head)
 			return false;
 	}
 	/* an NCCL record of its own at the start of the line ("[0] misc/socket.cc:71 NCCL WARN") */
-	if (!memmem(s.p, s.n, "NCCL ", 5) && !memmem(s.p, s.n, " INFO ", 6) && !memmem(s.p, s.n, " WARN ", 6))
+	if (slice_find(s, "NCCL ", 5) < 0 && blank_word_find(s, 0, "INFO") < 0 && blank_word_find(s, 0, "WARN") < 0)
 		return true;
 	record r;
 	record_parse(s, &r);

@@ -8,6 +8,7 @@
 #define NCCLOG_JOIN_H
 
 #include "../util/str.h"
+#include "record.h"
 
 #define JOIN_MAX_PARTS 6
 #define JOIN_MAX_BYTES 8192
@@ -45,6 +46,9 @@ bool join_fills_width(int w);
  * not blank. A "word: " start counts as pdsh's host prefix only when head
  * has one too: "mlx5_0: ..." goes on a line that a terminal cut. */
 bool join_continues(slice s, slice head);
+/* The same for the line li describes (its prefixes stripped once, for
+ * whoever else asks). */
+bool join_continues_info(lineinfo *li, slice head);
 /* Starts a logical line with its first physical line. Returns false (and
  * holds nothing) when it does not fit. */
 bool join_start(joiner *j, slice s, uint64_t no, uint64_t off);

@@ -7,10 +7,14 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+/* Letters, digits, '-', '_', '.': a table, as prefixes are read on every line */
+static const bool host_chars[256] = {
+	['a' ... 'z'] = true, ['A' ... 'Z'] = true, ['0' ... '9'] = true, ['-'] = true, ['_'] = true, ['.'] = true,
+};
+
 static bool is_host_char(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '-' ||
-	       c == '_' || c == '.';
+	return host_chars[(unsigned char)c];
 }
 
 static bool all_digits(slice s)
@@ -160,7 +164,8 @@ size_t timestamp_parse(slice s, double *t)
 	}
 	/* glog: E0709 17:05:38.162555850, c10 also E709 (no year) */
 	size_t nd = i + 5 < s.n && s.p[i + 4] == ' ' ? 3 : 4;
-	if (i < s.n && strchr("FEWIV", s.p[i]) && digits_at(s, i + 1, nd, &mo) && i + nd + 1 < s.n &&
+	char lv = i < s.n ? s.p[i] : 0;
+	if ((lv == 'F' || lv == 'E' || lv == 'W' || lv == 'I' || lv == 'V') && digits_at(s, i + 1, nd, &mo) && i + nd + 1 < s.n &&
 	    s.p[i + nd + 1] == ' ' && (end = clock_at(s, i + nd + 2, &secs))) {
 		d = mo % 100;
 		mo /= 100;
@@ -176,10 +181,25 @@ size_t timestamp_parse(slice s, double *t)
 
 static size_t find_close(slice s, size_t from, char c, size_t limit)
 {
-	for (size_t i = from; i < s.n && i < limit; i++)
-		if (s.p[i] == c)
-			return i;
-	return 0;
+	size_t end = s.n < limit ? s.n : limit;
+	const char *q = from < end ? memchr(s.p + from, c, end - from) : NULL;
+	return q ? (size_t)(q - s.p) : 0;
+}
+
+/* Where "]<std" first lies whole within s[0..limit), or -1: found by its
+ * '<', which few lines have near their start. */
+static long find_std(slice s, size_t limit)
+{
+	size_t end = s.n < limit ? s.n : limit;
+	for (size_t k = 1; k + 4 <= end; k++) {
+		const char *q = memchr(s.p + k, '<', end - 3 - k);
+		if (!q)
+			return -1;
+		k = (size_t)(q - s.p);
+		if (s.p[k - 1] == ']' && memcmp(s.p + k + 1, "std", 3) == 0)
+			return (long)k - 1;
+	}
+	return -1;
 }
 
 static bool looks_like_host_label(slice tok)
@@ -342,7 +362,7 @@ static size_t strip_one(slice s, launch *ln)
 		}
 	}
 	/* mpirun --timestamp-output: "Mon May 24 07:12:46 2021[1,0]<stderr>:" */
-	long std = memchr(s.p, '<', s.n < 48 ? s.n : 48) ? slice_find((slice){ s.p, s.n < 48 ? s.n : 48 }, "]<std", 5) : -1;
+	long std = find_std(s, 48);
 	if (std > 0) {
 		size_t o = (size_t)std;
 		while (o > 0 && s.p[o] != '[')
@@ -413,6 +433,58 @@ slice launch_strip(slice s, launch *ln)
 		s.n -= n;
 	}
 	return s;
+}
+
+void lineinfo_init(lineinfo *li, slice s)
+{
+	li->s = s;
+	li->undated = false;
+	li->stripped = false;
+}
+
+const launch *lineinfo_launch(lineinfo *li)
+{
+	if (!li->stripped) {
+		li->ln = (launch){ -1, -1, SLICE_NONE, SLICE_NONE, 0 };
+		li->rest = launch_strip(li->s, &li->ln);
+		li->stripped = true;
+	}
+	return &li->ln;
+}
+
+/* A clock "hh:mm:ss" in the first bytes: the dmesg -T, syslog and mpirun
+ * --timestamp-output heads ("Mon May 24 07:12:46 2021") carry no dash. */
+static bool head_has_clock(slice s)
+{
+	size_t n = s.n < 48 ? s.n : 48;
+	for (const char *q = s.p + 2; q + 6 <= s.p + n; q++) {
+		q = memchr(q, ':', (size_t)(s.p + n - 5 - q));
+		if (!q)
+			return false;
+		if (is_digit(q[-2]) && is_digit(q[-1]) && is_digit(q[1]) && is_digit(q[2]) && q[3] == ':' &&
+		    is_digit(q[4]) && is_digit(q[5]))
+			return true;
+	}
+	return false;
+}
+
+bool line_may_be_dated(slice s)
+{
+	if (s.n < 10)
+		return false;
+	if (head_has_clock(s))
+		return true;
+	const char *end = s.p + s.n;
+	/* by the first '-' of a date: most lines have few dashes */
+	for (const char *q = s.p + 4; q + 6 <= end; q++) {
+		q = memchr(q, '-', (size_t)(end - 5 - q));
+		if (!q)
+			return false;
+		if (is_digit(q[-4]) && is_digit(q[-3]) && is_digit(q[-2]) && is_digit(q[-1]) && is_digit(q[1]) &&
+		    is_digit(q[2]) && q[3] == '-' && is_digit(q[4]) && is_digit(q[5]))
+			return true;
+	}
+	return false;
 }
 
 /* ---- the NCCL prefix ---- */
@@ -582,15 +654,31 @@ static prefix parse_back(slice s, const anchor *a, record *r)
 	return pf;
 }
 
+long blank_word_find(slice s, size_t from, const char *w)
+{
+	size_t n = strlen(w);
+	/* by the word: a blank is everywhere */
+	for (size_t i = from + 1; i + n < s.n;) {
+		long f = slice_find((slice){ s.p + i, s.n - i - 1 }, w, n);
+		if (f < 0)
+			return -1;
+		size_t at = i + (size_t)f;
+		if (s.p[at - 1] == ' ' && s.p[at + n] == ' ')
+			return (long)at - 1;
+		i = at + 1;
+	}
+	return -1;
+}
+
 /* Next anchor at or after `from`. */
 static bool find_anchor(slice s, size_t from, anchor *a)
 {
 	size_t i = from;
 	while (i + 5 < s.n) {
-		const char *p = memmem(s.p + i, s.n - i, "NCCL ", 5);
-		if (!p)
+		long f = slice_find((slice){ s.p + i, s.n - i }, "NCCL ", 5);
+		if (f < 0)
 			break;
-		size_t at = (size_t)(p - s.p), end;
+		size_t at = i + (size_t)f, end;
 		if (level_word(s, at + 5, &a->lv, &end)) {
 			a->at = at;
 			a->body = end;
@@ -605,14 +693,14 @@ static bool find_anchor(slice s, size_t from, anchor *a)
 /* The pre-2.3 form: "host:pid:tid [0] INFO msg", "include/socket.h:360 WARN msg". */
 static bool find_old_anchor(slice s, size_t from, anchor *a)
 {
-	static const char *words[] = { " INFO ", " WARN " };
+	static const char *words[] = { "INFO", "WARN" };
 	for (int w = 0; w < 2; w++) {
 		size_t i = from;
 		while (i + 6 <= s.n) {
-			const char *p = memmem(s.p + i, s.n - i, words[w], 6);
-			if (!p)
+			long f = blank_word_find(s, i, words[w]);
+			if (f < 0)
 				break;
-			size_t at = (size_t)(p - s.p) + 1;
+			size_t at = (size_t)f + 1;
 			if (at >= 2 && (s.p[at - 2] == ']' || is_digit(s.p[at - 2]))) {
 				a->at = at;
 				a->body = at + 5;

@@ -43,11 +43,34 @@ slice frame_trim_end(slice s);
  * of s into ln; returns the rest. */
 slice launch_strip(slice s, launch *ln);
 
+/* What the start of a line says, worked out once for all who ask (the
+ * activity bookkeeping, reassembly): its launcher prefixes are stripped
+ * when first needed, and never twice. */
+typedef struct lineinfo {
+	slice s;
+	bool undated;    /* known to hold no "YYYY-MM-DD" (see line_may_be_dated) */
+	bool stripped;
+	launch ln;
+	slice rest; /* after the launcher prefixes */
+} lineinfo;
+
+void lineinfo_init(lineinfo *li, slice s);
+/* The line's launcher prefixes (li->rest is set with them). */
+const launch *lineinfo_launch(lineinfo *li);
+/* False when s holds no "YYYY-MM-DD" anywhere and no clock "hh:mm:ss" in
+ * its head: then no prefix and no timestamp of it has a date, and the line
+ * cannot move a time that only dated stamps set. */
+bool line_may_be_dated(slice s);
+
 /* Reads a leading timestamp ("2025-03-12 10:22:33", glog "E0709 17:05:38.16",
  * the kernel's dmesg -T "Wed Mar 12 10:22:33 2025" and syslog "Mar 12
  * 10:22:33"; dmesg's "[ 4711.232921]" is a timestamp of time 0).
  * Returns its length (0 when there is none) and the time in *t. */
 size_t timestamp_parse(slice s, double *t);
+
+/* Where " w " (the word with a blank on each side) first occurs in s at or
+ * after from, or -1. */
+long blank_word_find(slice s, size_t from, const char *w);
 
 const char *level_name(enum level lv);
 

@@ -7,133 +7,204 @@
 #endif
 
 /* The gate finds every literal of every rule in a line, and it must cost
- * far less than the regexes it spares. Each literal is given an anchor: its
- * rarest byte pair in log text. Anchors are sorted into 8 buckets, and a
- * vector loop (after Hyperscan's "Teddy") looks up the low and high nibble
- * of both bytes of 32 positions at once in per-bucket tables: a position
- * survives only if all four agree on a bucket. Only there are the anchors
- * of that bucket compared, and the literals behind a matching anchor
- * compared in full. The vector cost does not grow with the rule count. */
+ * far less than the regexes it spares, with hundreds of literals.
+ *
+ * Each literal is given a window: four of its bytes, placed where its
+ * bytes are rarest in log text (by the measured byte frequencies below,
+ * not by English). Three filters run, from cheap to exact:
+ *  - a vector loop (after Hyperscan's "Teddy") looks up the low and high
+ *    nibble of each of the four bytes at 32 positions at once in the
+ *    tables of 8 buckets of windows; a position survives when all eight
+ *    lookups agree on a bucket. Windows go to buckets so that they raise
+ *    the share of positions that pass least;
+ *  - the survivors are collected, and after the vector loop (its tables
+ *    stay in registers) each one's four bytes are hashed into a bitmap of
+ *    the windows;
+ *  - the windows left are looked up exactly, and the literals behind one
+ *    compared in full.
+ * The vector cost does not grow with the literal count, and the bitmap
+ * keeps the rest nearly flat. */
 
-#define MAX_ANCHORS 512
 #define GATE_MIN 4 /* shortest literal; the rule loader refuses shorter ones */
+#define WIN 4      /* bytes of a window */
 #define BUCKETS 8
+#define TB 4      /* window bytes the vector tables look at */
+#define WBITS 17   /* log2 of the window bitmap's bits (16 KiB) */
+#define CAND_MAX 256
 
-typedef struct anchor {
-	unsigned char a, b;
-	int head;          /* first literal with this anchor */
-} anchor;
+/* How often each byte occurs in log text, per 65536 bytes: half NCCL logs
+ * (samples/), half a training job's output (bench/gen.py), as
+ * bench/bytefreq.py prints it. NCCL text is full of N, C, L, _ and digits. */
+static const unsigned short byte_freq[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 566, 1, 1, 232, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	9266, 1, 21, 817, 1, 237, 1, 13, 81, 79, 108, 15, 690, 1108, 1045, 1048,
+	5893, 2875, 2000, 1054, 911, 1724, 664, 769, 629, 522, 2406, 17, 322, 363, 227, 1,
+	1, 75, 138, 1021, 158, 402, 416, 61, 10, 659, 1, 6, 457, 90, 945, 496,
+	223, 1, 163, 79, 196, 118, 59, 49, 3, 1, 1, 1020, 1, 1044, 146, 174,
+	1, 1316, 315, 1093, 1040, 2001, 407, 529, 579, 1211, 9, 390, 1208, 441, 1791, 1868,
+	894, 8, 1294, 1797, 1473, 717, 291, 99, 185, 146, 16, 1, 503, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+/* A distinct window, in an open-addressing table on its bytes. */
+typedef struct window {
+	uint32_t key;
+	int head; /* first literal with this window, -1 = empty slot */
+} window;
 
 struct gate {
-	anchor anc[MAX_ANCHORS];
-	size_t nanc;
-	/* per bucket: its anchors are anc[bstart[k] .. bstart[k+1]) */
-	size_t bstart[BUCKETS + 1];
-	/* nibble tables: bit k set when a bucket-k anchor has that nibble */
-	unsigned char a_lo[16], a_hi[16], b_lo[16], b_hi[16];
-	/* the exact anchor pairs, one bit each: the tables' false hits stop here */
-	uint64_t pairs[65536 / 64];
+	/* nibble tables: bit k set when a bucket-k pair has that nibble */
+	unsigned char lo[TB][16], hi[TB][16];
+	uint64_t wbits[(1u << WBITS) / 64];
+	window *win;
+	size_t wincap; /* a power of two */
 	char **lit;
-	size_t *len, *off;  /* literal length; offset of its anchor in it */
+	size_t *len, *off; /* literal length; offset of its window in it */
 	int *val, *chain;
 	size_t n;
 	bool avx2;
 };
 
-/* How common a byte is in log text (English letter frequencies, digits,
- * the punctuation of timestamps and progress bars): anchors of rare bytes
- * fire seldom. */
-static double commonness(unsigned char c)
+static uint32_t load32(const unsigned char *p)
 {
-	if (c == ' ')
-		return 8;
-	if (strchr("etaoinsrhdlu", c) || (c >= '0' && c <= '9') || (c && strchr(".,:-[]/|#%=", c)))
-		return 5;
-	if (c >= 'a' && c <= 'z')
-		return strchr("cmwfgypb", c) ? 3 : 1.5;
-	if (c >= 'A' && c <= 'Z')
-		return strchr("EIT", c) ? 2 : 1.5;
-	return 1;
+	uint32_t v;
+	memcpy(&v, p, sizeof v);
+	return v;
 }
 
-/* Each literal is anchored at its rarest byte pair; literals whose rarest
- * pairs tie share an anchor already chosen when they can. */
-static void choose_anchors(gate *g)
+static uint32_t whash(uint32_t key)
 {
-	for (size_t k = 0; k < g->n; k++) {
-		double best = 1e9;
-		size_t at = 0;
-		int reuse = -1;
-		for (size_t i = 0; i + 1 < g->len[k]; i++) {
-			unsigned char a = (unsigned char)g->lit[k][i], b = (unsigned char)g->lit[k][i + 1];
-			double w = commonness(a) * commonness(b);
-			int have = -1;
-			for (size_t j = 0; j < g->nanc; j++)
-				if (g->anc[j].a == a && g->anc[j].b == b)
-					have = (int)j;
-			if (w < best || (w == best && have >= 0 && reuse < 0)) {
-				best = w;
-				at = i;
-				reuse = have;
-			}
+	return (key * 0x9e3779b1u) >> (32 - WBITS);
+}
+
+static window *win_slot(const gate *g, uint32_t key)
+{
+	size_t i = (size_t)(key * 0x85ebca6bu >> 7) & (g->wincap - 1);
+	while (g->win[i].head >= 0 && g->win[i].key != key)
+		i = (i + 1) & (g->wincap - 1);
+	return &g->win[i];
+}
+
+/* Each literal's window starts where its first three bytes are rarest in
+ * log text; a window already taken by another literal adds nothing to the
+ * vector tables. */
+static size_t choose_window(const gate *g, size_t k)
+{
+	const unsigned char *l = (const unsigned char *)g->lit[k];
+	double best = 1e300;
+	size_t at = 0;
+	for (size_t i = 0; i + WIN <= g->len[k]; i++) {
+		double w = (double)byte_freq[l[i]] * byte_freq[l[i + 1]] * byte_freq[l[i + 2]];
+		uint32_t t = load32(l + i);
+		if (win_slot(g, t)->head >= 0)
+			w *= 0.75;
+		if (w < best) {
+			best = w;
+			at = i;
 		}
-		if (reuse < 0) {
-			if (g->nanc == MAX_ANCHORS) {
-				/* out of anchors: share the least common one */
-				reuse = 0;
-				at = (size_t)-1;
-				for (size_t i = 0; i + 1 < g->len[k] && at == (size_t)-1; i++)
-					for (size_t j = 0; j < g->nanc; j++)
-						if (g->anc[j].a == (unsigned char)g->lit[k][i] && g->anc[j].b == (unsigned char)g->lit[k][i + 1]) {
-							reuse = (int)j;
-							at = i;
-						}
-				if (at == (size_t)-1)
-					continue; /* cannot happen with the shipped rules */
-			} else {
-				reuse = (int)g->nanc++;
-				g->anc[reuse] = (anchor){ (unsigned char)g->lit[k][at], (unsigned char)g->lit[k][at + 1], -1 };
-			}
-		}
-		g->off[k] = at;
-		g->chain[k] = g->anc[reuse].head;
-		g->anc[reuse].head = (int)k;
 	}
+	return at;
 }
 
-static int cmp_anchor(const void *x, const void *y)
+/* The share of log bytes whose nibble is in the set. */
+static double nib_p(unsigned set, const double *f)
 {
-	const anchor *a = x, *b = y;
-	return a->a != b->a ? a->a - b->a : a->b - b->b;
+	double p = 0;
+	for (int v = 0; v < 16; v++)
+		if (set >> v & 1)
+			p += f[v];
+	return p;
 }
 
-/* Buckets of neighbouring anchors share nibbles, so fewer foreign bytes
- * pass the tables. */
-static void fill_buckets(gate *g)
+/* The share of positions that pass bucket k's tables. */
+static double bucket_p(const unsigned (*lo)[TB], const unsigned (*hi)[TB], int k, const double *flo, const double *fhi)
 {
-	qsort(g->anc, g->nanc, sizeof *g->anc, cmp_anchor);
-	for (size_t k = 0; k <= BUCKETS; k++)
-		g->bstart[k] = g->nanc * k / BUCKETS;
-	for (size_t k = 0; k < BUCKETS; k++)
-		for (size_t i = g->bstart[k]; i < g->bstart[k + 1]; i++) {
-			unsigned char bit = (unsigned char)(1u << k);
-			g->a_lo[g->anc[i].a & 15] |= bit;
-			g->a_hi[g->anc[i].a >> 4] |= bit;
-			g->b_lo[g->anc[i].b & 15] |= bit;
-			g->b_hi[g->anc[i].b >> 4] |= bit;
-			unsigned pair = (unsigned)g->anc[i].a << 8 | g->anc[i].b;
-			g->pairs[pair / 64] |= 1ULL << (pair % 64);
+	double p = 1;
+	for (int j = 0; j < TB; j++)
+		p *= nib_p(lo[k][j], flo) * nib_p(hi[k][j], fhi);
+	return p;
+}
+
+/* Puts the distinct windows into buckets, commonest first, each where it
+ * raises the share of positions that pass the tables least. */
+static void fill_buckets(gate *g, const uint32_t *tri, size_t ntri)
+{
+	double flo[16] = { 0 }, fhi[16] = { 0 }, total = 0;
+	for (int c = 0; c < 256; c++)
+		total += byte_freq[c];
+	for (int c = 0; c < 256; c++) {
+		flo[c & 15] += byte_freq[c] / total;
+		fhi[c >> 4] += byte_freq[c] / total;
+	}
+	unsigned lo[BUCKETS][TB] = { { 0 } }, hi[BUCKETS][TB] = { { 0 } };
+	for (size_t i = 0; i < ntri; i++) {
+		unsigned char by[4];
+		memcpy(by, &tri[i], 4);
+		int best = 0;
+		double bestd = 1e300;
+		for (int k = 0; k < BUCKETS; k++) {
+			double before = bucket_p(lo, hi, k, flo, fhi);
+			unsigned l2[BUCKETS][TB], h2[BUCKETS][TB];
+			memcpy(l2, lo, sizeof lo);
+			memcpy(h2, hi, sizeof hi);
+			for (int j = 0; j < TB; j++) {
+				l2[k][j] |= 1u << (by[j] & 15);
+				h2[k][j] |= 1u << (by[j] >> 4);
+			}
+			double d = bucket_p((const unsigned (*)[TB])l2, (const unsigned (*)[TB])h2, k, flo, fhi) - before;
+			if (d < bestd) {
+				bestd = d;
+				best = k;
+			}
 		}
+		for (int j = 0; j < TB; j++) {
+			lo[best][j] |= 1u << (by[j] & 15);
+			hi[best][j] |= 1u << (by[j] >> 4);
+		}
+	}
+	for (int k = 0; k < BUCKETS; k++)
+		for (int j = 0; j < TB; j++)
+			for (int v = 0; v < 16; v++) {
+				if (lo[k][j] >> v & 1)
+					g->lo[j][v] |= (unsigned char)(1u << k);
+				if (hi[k][j] >> v & 1)
+					g->hi[j][v] |= (unsigned char)(1u << k);
+			}
+}
+
+static double tri_freq(uint32_t t)
+{
+	unsigned char by[4];
+	memcpy(by, &t, 4);
+	return (double)byte_freq[by[0]] * byte_freq[by[1]] * byte_freq[by[2]];
+}
+
+static int cmp_tri_desc(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	double fa = tri_freq(a), fb = tri_freq(b);
+	if (fa != fb)
+		return fa < fb ? 1 : -1;
+	return a < b ? -1 : a > b;
 }
 
 gate *gate_build(const slice *pats, const int *vals, size_t n)
 {
 	gate *g = xcalloc(1, sizeof *g);
-	g->lit = xcalloc(n ? n : 1, sizeof *g->lit);
-	g->len = xcalloc(n ? n : 1, sizeof *g->len);
-	g->off = xcalloc(n ? n : 1, sizeof *g->off);
-	g->val = xcalloc(n ? n : 1, sizeof *g->val);
-	g->chain = xcalloc(n ? n : 1, sizeof *g->chain);
+	size_t cap = n ? n : 1;
+	g->lit = xcalloc(cap, sizeof *g->lit);
+	g->len = xcalloc(cap, sizeof *g->len);
+	g->off = xcalloc(cap, sizeof *g->off);
+	g->val = xcalloc(cap, sizeof *g->val);
+	g->chain = xcalloc(cap, sizeof *g->chain);
 	for (size_t k = 0; k < n; k++) {
 		if (pats[k].n < GATE_MIN)
 			continue; /* the rule loader refuses these */
@@ -142,8 +213,32 @@ gate *gate_build(const slice *pats, const int *vals, size_t n)
 		g->len[i] = pats[k].n;
 		g->val[i] = vals[k];
 	}
-	choose_anchors(g);
-	fill_buckets(g);
+	for (g->wincap = 16; g->wincap < 2 * g->n; g->wincap *= 2)
+		;
+	g->win = xmalloc(g->wincap * sizeof *g->win);
+	for (size_t i = 0; i < g->wincap; i++)
+		g->win[i].head = -1;
+	uint32_t *tri = xcalloc(cap, sizeof *tri);
+	size_t ntri = 0;
+	/* literals in reverse, so each window's chain lists them in order */
+	for (size_t k = g->n; k-- > 0;) {
+		size_t at = choose_window(g, k);
+		const unsigned char *w = (const unsigned char *)g->lit[k] + at;
+		uint32_t t = load32(w);
+		if (win_slot(g, t)->head < 0)
+			tri[ntri++] = t;
+		uint32_t key = load32(w), h = whash(key);
+		g->wbits[h / 64] |= 1ULL << (h % 64);
+		window *s = win_slot(g, key);
+		if (s->head < 0)
+			s->key = key;
+		g->off[k] = at;
+		g->chain[k] = s->head;
+		s->head = (int)k;
+	}
+	qsort(tri, ntri, sizeof *tri, cmp_tri_desc);
+	fill_buckets(g, tri, ntri);
+	free(tri);
 #if defined(__x86_64__)
 	__builtin_cpu_init();
 	g->avx2 = __builtin_cpu_supports("avx2");
@@ -162,104 +257,156 @@ void gate_free(gate *g)
 	free(g->off);
 	free(g->val);
 	free(g->chain);
+	free(g->win);
 	free(g);
 }
 
-static bool is_anchor_pair(const gate *g, unsigned pair)
+/* True when the window at p may be one of the literals': its hash is in
+ * the bitmap. Most survivors of the vector tables stop here. */
+static inline bool maybe_window(const gate *g, const unsigned char *p)
 {
-	return g->pairs[pair / 64] >> (pair % 64) & 1;
+	uint32_t h = whash(load32(p));
+	return g->wbits[h / 64] >> (h % 64) & 1;
 }
 
-/* The literals anchored at s[pos], s[pos+1], an anchor pair: the anchors
- * are sorted, so a binary search finds its chain. */
-static size_t verify(const gate *g, slice s, size_t pos, void (*hit)(void *ctx, int value), void *ctx)
+/* The literals whose window is at s[pos..pos+4), found exactly and
+ * compared in full. */
+static size_t confirm(const gate *g, slice s, size_t pos, gate_at_fn hit, void *ctx)
 {
-	unsigned pair = (unsigned)(unsigned char)s.p[pos] << 8 | (unsigned char)s.p[pos + 1];
-	size_t lo = 0, hi = g->nanc, hits = 0;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		unsigned mp = (unsigned)g->anc[mid].a << 8 | g->anc[mid].b;
-		if (mp < pair)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == g->nanc || ((unsigned)g->anc[lo].a << 8 | g->anc[lo].b) != pair)
-		return 0;
-	for (int i = g->anc[lo].head; i >= 0; i = g->chain[i]) {
+	const window *w = win_slot(g, load32((const unsigned char *)s.p + pos));
+	size_t hits = 0;
+	for (int i = w->head; i >= 0; i = g->chain[i]) {
 		if (pos < g->off[i])
 			continue;
-		size_t start = pos - g->off[i];
-		if (start + g->len[i] <= s.n && memcmp(s.p + start, g->lit[i], g->len[i]) == 0) {
-			hit(ctx, g->val[i]);
+		size_t start = pos - g->off[i], len = g->len[i];
+		/* the last byte first: literals that share a window seldom share it */
+		if (start + len <= s.n && s.p[start + len - 1] == g->lit[i][len - 1] &&
+		    memcmp(s.p + start, g->lit[i], len) == 0) {
+			hit(ctx, g->val[i], start, g->len[i], pos);
 			hits++;
 		}
 	}
 	return hits;
 }
 
-static size_t scan_scalar(const gate *g, slice s, size_t from, void (*hit)(void *ctx, int value), void *ctx)
+/* The candidates cand[0..nc), positions where a window fits and whose
+ * hash is in the bitmap. */
+static size_t verify(const gate *g, slice s, const uint32_t *cand, size_t nc, gate_at_fn hit, void *ctx)
 {
-	const unsigned char *p = (const unsigned char *)s.p;
 	size_t hits = 0;
-	for (size_t pos = from; pos + 1 < s.n; pos++) {
-		if (is_anchor_pair(g, (unsigned)p[pos] << 8 | p[pos + 1]))
-			hits += verify(g, s, pos, hit, ctx);
-	}
+	for (size_t k = 0; k < nc; k++)
+		hits += confirm(g, s, cand[k], hit, ctx);
+	return hits;
+}
+
+static size_t scan_scalar(const gate *g, slice s, size_t from, size_t to, gate_at_fn hit, void *ctx)
+{
+	size_t hits = 0;
+	for (size_t pos = from; pos < to; pos++)
+		if (maybe_window(g, (const unsigned char *)s.p + pos))
+			hits += confirm(g, s, pos, hit, ctx);
 	return hits;
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx2"))) static size_t scan_avx2(const gate *g, slice s, void (*hit)(void *ctx, int value),
-							 void *ctx, size_t *done)
+typedef struct tables {
+	__m256i lo[TB], hi[TB];
+} tables;
+
+__attribute__((target("avx2"))) static inline __m256i nibbles(const unsigned char *q, __m256i lo, __m256i hi)
+{
+	__m256i nib = _mm256_set1_epi8(15);
+	__m256i v = _mm256_loadu_si256((const __m256i *)q);
+	return _mm256_and_si256(_mm256_shuffle_epi8(lo, _mm256_and_si256(v, nib)),
+				_mm256_shuffle_epi8(hi, _mm256_and_si256(_mm256_srli_epi16(v, 4), nib)));
+}
+
+/* Bit k set when position k of the 32 at q may start a window (reads q[0..35)). */
+__attribute__((target("avx2"))) static inline unsigned teddy(const unsigned char *q, const tables *t)
+{
+	__m256i m = _mm256_and_si256(nibbles(q, t->lo[0], t->hi[0]), nibbles(q + 1, t->lo[1], t->hi[1]));
+	for (int j = 2; j < TB; j++)
+		m = _mm256_and_si256(m, nibbles(q + j, t->lo[j], t->hi[j]));
+	return ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, _mm256_setzero_si256()));
+}
+
+/* Positions [from, to) of s, where to <= s.n - WIN + 1. */
+__attribute__((target("avx2"))) static size_t scan_avx2(const gate *g, slice s, size_t from, size_t to, gate_at_fn hit,
+							 void *ctx)
 {
 	const unsigned char *p = (const unsigned char *)s.p;
-	__m256i alo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)g->a_lo));
-	__m256i ahi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)g->a_hi));
-	__m256i blo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)g->b_lo));
-	__m256i bhi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)g->b_hi));
-	__m256i nib = _mm256_set1_epi8(15), zero = _mm256_setzero_si256();
-	size_t hits = 0, i = 0;
-	/* the tail (most of a short line) goes through the same vector code,
-	 * from a zero-padded copy */
-	unsigned char tail[64] = { 0 };
-	for (; i + 1 < s.n; i += 32) {
-		const unsigned char *q = p + i;
-		if (i + 33 > s.n) {
-			memcpy(tail, p + i, s.n - i);
-			q = tail;
-		}
-		__m256i v0 = _mm256_loadu_si256((const __m256i *)q);
-		__m256i v1 = _mm256_loadu_si256((const __m256i *)(q + 1));
-		__m256i m = _mm256_and_si256(
-			_mm256_and_si256(_mm256_shuffle_epi8(alo, _mm256_and_si256(v0, nib)),
-					 _mm256_shuffle_epi8(ahi, _mm256_and_si256(_mm256_srli_epi16(v0, 4), nib))),
-			_mm256_and_si256(_mm256_shuffle_epi8(blo, _mm256_and_si256(v1, nib)),
-					 _mm256_shuffle_epi8(bhi, _mm256_and_si256(_mm256_srli_epi16(v1, 4), nib))));
-		unsigned bits = ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, zero));
-		if (q == tail) /* only pairs that lie inside the line */
-			bits &= s.n - i - 1 >= 32 ? ~0u : (1u << (s.n - i - 1)) - 1;
-		if (!bits)
-			continue;
+	tables t;
+	for (int j = 0; j < TB; j++) {
+		t.lo[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)g->lo[j]));
+		t.hi[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)g->hi[j]));
+	}
+	uint32_t cand[CAND_MAX + 32];
+	size_t nc = 0, hits = 0, last = s.n - WIN; /* the last position a window fits at */
+	if (s.n < 35) {
+		/* a short line: from a zero-padded copy */
+		unsigned char tail[64] = { 0 };
+		memcpy(tail, p, s.n);
+		unsigned bits = teddy(tail, &t) & ((2u << (to - 1)) - 1) & (~0u << from);
+		for (; bits; bits &= bits - 1)
+			if (maybe_window(g, p + __builtin_ctz(bits)))
+				cand[nc++] = (uint32_t)__builtin_ctz(bits);
+		return verify(g, s, cand, nc, hit, ctx);
+	}
+	/* blocks of 32 positions that read 35 bytes; a block past the last one
+	 * that fits ends at the last position, overlapping the one before */
+	for (size_t i = from; i < to; i += 32) {
+		size_t at = i > last - 31 ? last - 31 : i;
+		size_t end = to - at < 32 ? to - at : 32; /* positions at+[i-at, end) */
+		unsigned bits = teddy(p + at, &t) & (~0u << (i - at));
+		if (end < 32)
+			bits &= (1u << end) - 1;
+		/* the bitmap here, with the tables still in registers: only the
+		 * few that pass are kept for the exact lookup */
 		for (; bits; bits &= bits - 1) {
-			unsigned k = (unsigned)__builtin_ctz(bits);
-			if (is_anchor_pair(g, (unsigned)q[k] << 8 | q[k + 1]))
-				hits += verify(g, s, i + k, hit, ctx);
+			size_t pos = at + (unsigned)__builtin_ctz(bits);
+			if (maybe_window(g, p + pos))
+				cand[nc++] = (uint32_t)pos;
+		}
+		if (nc >= CAND_MAX) {
+			hits += verify(g, s, cand, nc, hit, ctx);
+			nc = 0;
 		}
 	}
-	*done = s.n;
-	return hits;
+	return hits + verify(g, s, cand, nc, hit, ctx);
 }
 #endif
 
-size_t gate_scan(const gate *g, slice s, void (*hit)(void *ctx, int value), void *ctx)
+size_t gate_scan_at(const gate *g, slice s, size_t from, size_t to, gate_at_fn hit, void *ctx)
 {
-	size_t hits = 0, i = 0;
-	if (!g->nanc)
+	if (!g->n || s.n < WIN)
+		return 0;
+	if (to > s.n - WIN + 1)
+		to = s.n - WIN + 1;
+	if (from >= to)
 		return 0;
 #if defined(__x86_64__)
 	if (g->avx2)
-		hits = scan_avx2(g, s, hit, ctx, &i);
+		return scan_avx2(g, s, from, to, hit, ctx);
 #endif
-	return hits + scan_scalar(g, s, i, hit, ctx);
+	return scan_scalar(g, s, from, to, hit, ctx);
+}
+
+typedef struct plain {
+	void (*hit)(void *ctx, int value);
+	void *ctx;
+} plain;
+
+static void plain_hit(void *ctx, int value, size_t start, size_t len, size_t at)
+{
+	const plain *pl = ctx;
+	pl->hit(pl->ctx, value);
+	(void)start;
+	(void)len;
+	(void)at;
+}
+
+size_t gate_scan(const gate *g, slice s, void (*hit)(void *ctx, int value), void *ctx)
+{
+	plain pl = { hit, ctx };
+	return gate_scan_at(g, s, 0, s.n, plain_hit, &pl);
 }

@@ -66,7 +66,24 @@ typedef struct loadctx {
 	const char *path, *text;
 	size_t obj; /* offset of the rule object being loaded */
 	strbuf *err;
+	size_t line_off; /* the rules come in order: lines counted up to here */
+	int line;
 } loadctx;
+
+/* The line of the rule being loaded, counted on from the rule before it:
+ * a file of many rules is read once, not once per rule. */
+static int rule_line(loadctx *lc)
+{
+	if (lc->obj < lc->line_off || !lc->line) {
+		lc->line_off = 0;
+		lc->line = 1;
+	}
+	for (const char *p = lc->text + lc->line_off, *end = lc->text + lc->obj;
+	     p < end && (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		lc->line++;
+	lc->line_off = lc->obj;
+	return lc->line;
+}
 
 static int fail_at(loadctx *lc, size_t off, const char *what, const char *detail)
 {
@@ -200,10 +217,8 @@ static int load_rule(ruleset *rs, loadctx *lc, const cJSON *o)
 		return fail_at(lc, lc->obj, "a rule must be an object", NULL);
 	rule r = { 0 };
 	r.tag = -1;
-	int l, c;
-	jsonpos_linecol(lc->text, lc->obj, &l, &c);
 	strbuf src = { 0 };
-	sb_printf(&src, "%s:%d", lc->path, l);
+	sb_printf(&src, "%s:%d", lc->path, rule_line(lc));
 	r.src = sb_take(&src);
 	r.id = opt_string(o, "id");
 	char *pat = opt_string(o, "pattern");
@@ -307,7 +322,7 @@ static int load_file(ruleset *rs, const char *path, strbuf *err)
 		return -1;
 	/* the name rule locations and messages show: never a raw control byte */
 	strbuf shown = { 0 };
-	loadctx lc = { escape_name(&shown, path), text, 0, err };
+	loadctx lc = { escape_name(&shown, path), text, 0, err, 0, 0 };
 	cJSON *doc = cJSON_ParseWithLength(text, len);
 	int rc = 0;
 	if (!doc) {
@@ -462,6 +477,23 @@ size_t ruleset_gate(ruleset *rs, slice line)
 	rs->ncand = 0;
 	rs->record_hint = false;
 	gate_scan(rs->g, line, on_gate_hit, rs);
+	return rs->ncand;
+}
+
+size_t ruleset_gate_found(ruleset *rs, const int *vals, size_t n)
+{
+	rs->ncand = 0;
+	rs->record_hint = false;
+	if (!n)
+		return 0; /* most lines */
+	if (++rs->gen == 0) {
+		memset(rs->stamp, 0, rs->n * sizeof *rs->stamp);
+		rs->gen = 1;
+	}
+	rs->ncand = 0;
+	rs->record_hint = false;
+	for (size_t i = 0; i < n; i++)
+		on_gate_hit(rs, vals[i]);
 	return rs->ncand;
 }
 

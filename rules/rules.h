@@ -87,6 +87,9 @@ void ruleset_clone(ruleset *dst, const ruleset *src);
 /* Scans a line with the gate; returns the number of candidate rules and
  * sets rs->record_hint. */
 size_t ruleset_gate(ruleset *rs, slice line);
+/* As ruleset_gate, from the values of the literals a scan of a larger
+ * buffer found in the line (vals[0..n), repeats allowed). */
+size_t ruleset_gate_found(ruleset *rs, const int *vals, size_t n);
 /* Keeps the outcome of the last gate scan; puts it back. Restoring returns
  * false when it did not fit (the caller scans again). */
 void ruleset_hits_save(const ruleset *rs, gatehits *h);

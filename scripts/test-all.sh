@@ -5,8 +5,9 @@
 set -eu
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-[ -d build ] || meson setup build >/dev/null
-[ -d build-san ] || meson setup build-san -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+# the test builds keep debug info for stack traces; users get the release default
+[ -d build ] || meson setup build --buildtype=debugoptimized >/dev/null
+[ -d build-san ] || meson setup build-san --buildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 status=0
 for b in build build-san; do
 	echo "== $b"
