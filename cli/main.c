@@ -15,21 +15,31 @@
 
 static int cmd_completions(int argc, char **argv);
 
+static const char *const shells[] = { "bash", "zsh", "fish", NULL };
+static const cli_cmd completions_cmd = {
+	.name = "completions",
+	.synopsis = "bash|zsh|fish",
+	.about = "Prints the completions of ncclog for a shell, made from the same tables as the\n"
+		 "commands' options: source <(ncclog completions bash), or save them where the shell\n"
+		 "looks (meson install puts them there).\n",
+	.subcommands = shells,
+};
+
 static const struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *args, *summary;
-	const cli_cmd *opts; /* its options, for completions; NULL when it parses its own */
+	const cli_cmd *opts; /* its options, for completions */
 } commands[] = {
 	{ "analyze", cmd_analyze, "[FILE...]", "diagnose the logs (standard input when no FILE or \"-\")", &analyze_cmd },
-	{ "live", cmd_live, "[FILE...]", "diagnose a running job as its logs arrive (stdin, or --follow files)", NULL },
-	{ "view", cmd_view, "FILE...", "the per-rank timeline: who stopped where (terminal UI)", NULL },
+	{ "live", cmd_live, "[FILE...]", "diagnose a running job as its logs arrive (stdin, or --follow files)", &live_cmd },
+	{ "view", cmd_view, "FILE...", "the per-rank timeline: who stopped where (terminal UI)", &view_cmd },
 	{ "merge", cmd_merge, "SUMMARY...", "merge per-node summaries of `analyze --summary`", &merge_cmd },
 	{ "explain", cmd_explain, "ID", "the long text of one finding id (--list: all ids)", &explain_cmd },
-	{ "rules", cmd_rules, "list|test", "the loaded rules; test them against their sample lines", NULL },
-	{ "redact", cmd_redact, "[FILE...]", "a copy of the logs with hosts, addresses, pids, users hidden", NULL },
-	{ "doctor", cmd_doctor, "", "check this node before a job, the way NCCL will see it", NULL },
-	{ "completions", cmd_completions, "bash|zsh|fish", "the shell completions of ncclog, to source", NULL },
+	{ "rules", cmd_rules, "list|test", "the loaded rules; test them against their sample lines", &rules_cmd },
+	{ "redact", cmd_redact, "[FILE...]", "a copy of the logs with hosts, addresses, pids, users hidden", &redact_cmd },
+	{ "doctor", cmd_doctor, "", "check this node before a job, the way NCCL will see it", &doctor_cmd },
+	{ "completions", cmd_completions, "bash|zsh|fish", "the shell completions of ncclog, to source", &completions_cmd },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -94,7 +104,14 @@ static void options_of(const cli_cmd *c, strbuf *b)
 
 static int cmd_completions(int argc, char **argv)
 {
-	const char *sh = argc >= 2 ? argv[1] : "";
+	cli_args ca;
+	int rc = cli_parse(&completions_cmd, argc, argv, NULL, NULL, &ca);
+	if (rc) {
+		cli_args_free(&ca);
+		return rc == 1 ? 0 : 2;
+	}
+	const char *sh = shells[ca.sub];
+	cli_args_free(&ca);
 	strbuf names = { 0 };
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		sb_printf(&names, "%s%s", i ? " " : "", commands[i].name);
@@ -154,10 +171,6 @@ static int cmd_completions(int argc, char **argv)
 			sb_free(&o);
 		}
 		printf("complete -c ncclog -f -n '__fish_seen_subcommand_from explain' -a '(ncclog explain --list 2>/dev/null | string split -f1 \" \")'\n");
-	} else {
-		cli_error("completions: which shell: bash, zsh or fish");
-		sb_free(&names);
-		return 2;
 	}
 	sb_free(&names);
 	return 0;
