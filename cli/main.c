@@ -11,6 +11,7 @@
 #include "../ingest/setup.h"
 #include "../util/escape.h"
 #include "commands.h"
+#include "completions.h"
 #include "version.h"
 
 static int cmd_completions(int argc, char **argv);
@@ -87,21 +88,6 @@ static const struct command *find(const char *name)
 	return NULL;
 }
 
-/* ---- completions, made from the table ---- */
-
-static void options_of(const cli_cmd *c, strbuf *b)
-{
-	if (!c)
-		return;
-	static const char *const common[] = { "--format", "--color", "--rules", "--verbose" };
-	for (int i = 0; i < 4; i++)
-		if (c->common & (1u << i))
-			sb_printf(b, " %s", common[i]);
-	for (const cli_opt *o = c->opts; o && o->name; o++)
-		sb_printf(b, " --%s", o->name);
-	sb_adds(b, " --help");
-}
-
 static int cmd_completions(int argc, char **argv)
 {
 	cli_args ca;
@@ -110,69 +96,15 @@ static int cmd_completions(int argc, char **argv)
 		cli_args_free(&ca);
 		return rc == 1 ? 0 : 2;
 	}
-	const char *sh = shells[ca.sub];
-	cli_args_free(&ca);
-	strbuf names = { 0 };
+	completion_cmd cc[NCOMMANDS];
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		sb_printf(&names, "%s%s", i ? " " : "", commands[i].name);
-	if (strcmp(sh, "bash") == 0) {
-		printf("# ncclog completions for bash: source <(ncclog completions bash)\n"
-		       "_ncclog() {\n"
-		       "\tlocal cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}\n"
-		       "\tif [ \"$COMP_CWORD\" -eq 1 ]; then COMPREPLY=($(compgen -W '%s --help --version' -- \"$cur\")); return; fi\n"
-		       "\tcase \"$cur\" in -*)\n\t\tcase \"$cmd\" in\n",
-		       names.p);
-		for (size_t i = 0; i < NCOMMANDS; i++) {
-			strbuf o = { 0 };
-			options_of(commands[i].opts, &o);
-			if (o.n)
-				printf("\t\t%s) COMPREPLY=($(compgen -W '%s' -- \"$cur\")); return;;\n", commands[i].name, o.p + 1);
-			sb_free(&o);
-		}
-		printf("\t\tesac;;\n\tesac\n"
-		       "\tcase \"$cmd\" in\n"
-		       "\texplain) COMPREPLY=($(compgen -W \"$(ncclog explain --list 2>/dev/null | cut -d' ' -f1)\" -- \"$cur\"));;\n"
-		       "\tcompletions) COMPREPLY=($(compgen -W 'bash zsh fish' -- \"$cur\"));;\n"
-		       "\trules) [ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W 'list test' -- \"$cur\")) || COMPREPLY=($(compgen -f -- \"$cur\"));;\n"
-		       "\t*) COMPREPLY=($(compgen -f -- \"$cur\"));;\n"
-		       "\tesac\n}\ncomplete -o filenames -F _ncclog ncclog\n");
-	} else if (strcmp(sh, "zsh") == 0) {
-		printf("#compdef ncclog\n# ncclog completions for zsh (a file _ncclog on $fpath, or source <(ncclog completions zsh))\n"
-		       "_ncclog() {\n"
-		       "\tif (( CURRENT == 2 )); then\n\t\tlocal -a cmds; cmds=(\n");
-		for (size_t i = 0; i < NCOMMANDS; i++) {
-			strbuf s = { 0 };
-			for (const char *p = commands[i].summary; *p; p++)
-				if (*p != '\'' && *p != ':' && *p != '`')
-					sb_addc(&s, *p);
-			printf("\t\t\t'%s:%s'\n", commands[i].name, s.p);
-			sb_free(&s);
-		}
-		printf("\t\t)\n\t\t_describe command cmds\n\t\treturn\n\tfi\n\tcase $words[2] in\n"
-		       "\texplain) compadd -- ${(f)\"$(ncclog explain --list 2>/dev/null | cut -d' ' -f1)\"};;\n"
-		       "\tcompletions) compadd bash zsh fish;;\n\trules) (( CURRENT == 3 )) && compadd list test || _files;;\n");
-		for (size_t i = 0; i < NCOMMANDS; i++) {
-			strbuf o = { 0 };
-			options_of(commands[i].opts, &o);
-			if (o.n)
-				printf("\t%s) if [[ $PREFIX == -* ]]; then compadd -- %s; else _files; fi;;\n", commands[i].name, o.p + 1);
-			sb_free(&o);
-		}
-		printf("\t*) _files;;\n\tesac\n}\nif [[ $zsh_eval_context[-1] == loadautofunc ]]; then _ncclog \"$@\"; else compdef _ncclog ncclog; fi\n");
-	} else if (strcmp(sh, "fish") == 0) {
-		printf("# ncclog completions for fish: ncclog completions fish > ~/.config/fish/completions/ncclog.fish\n"
-		       "complete -c ncclog -f -n __fish_use_subcommand -a '%s'\n", names.p);
-		for (size_t i = 0; i < NCOMMANDS; i++) {
-			printf("complete -c ncclog -n '__fish_seen_subcommand_from %s' -d '%s' -F\n", commands[i].name, commands[i].summary);
-			strbuf o = { 0 };
-			options_of(commands[i].opts, &o);
-			for (char *t = o.p ? strtok(o.p, " ") : NULL; t; t = strtok(NULL, " "))
-				printf("complete -c ncclog -n '__fish_seen_subcommand_from %s' -l %s\n", commands[i].name, t + 2);
-			sb_free(&o);
-		}
-		printf("complete -c ncclog -f -n '__fish_seen_subcommand_from explain' -a '(ncclog explain --list 2>/dev/null | string split -f1 \" \")'\n");
+		cc[i] = (completion_cmd){ commands[i].name, commands[i].summary, commands[i].opts };
+	completions_write(stdout, shells[ca.sub], cc, NCOMMANDS);
+	cli_args_free(&ca);
+	if (fflush(stdout) != 0) {
+		cli_error("completions: cannot write to standard output");
+		return 2;
 	}
-	sb_free(&names);
 	return 0;
 }
 
