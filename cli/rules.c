@@ -28,10 +28,12 @@ const cli_cmd rules_cmd = {
 		 "test: runs every sample line of the rules in FILE (no FILE: the shipped and user\n"
 		 "      rules) through the gate and the patterns, as analyze does, and reports which\n"
 		 "      rule matched with which captures. A sample fails when its own rule does not\n"
-		 "      match it; a rule fails when it has no sample.\n",
+		 "      match it; a rule fails when it has no sample. FILE may be one that loads\n"
+		 "      anyway (under rules.d): its rules are loaded once, and tested.\n",
 	.common = COMMON_COLOR | COMMON_RULES,
 	.opts = opts_table,
-	.epilog = "exit status: 0 all samples pass, 1 a sample or rule failed, 2 bad usage or an\n"
+	.epilog = "The keys of a rule file and the tags: rules/README.md, and ncclog(1).\n"
+		  "exit status: 0 all samples pass, 1 a sample or rule failed, 2 bad usage or an\n"
 		  "             invalid rule file\n",
 	.subcommands = subcommands,
 	.operands = "FILE",
@@ -126,20 +128,28 @@ static void print_captures(const match *m)
 	}
 }
 
+/* Whether file is dir, or lies under it. */
+static bool file_under(const char *file, const char *dir)
+{
+	size_t n = strlen(dir);
+	return strncmp(file, dir, n) == 0 && (file[n] == '\0' || file[n] == '/' || (n && dir[n - 1] == '/'));
+}
+
 /* Tests the rules whose file is under one of paths (all when npaths is 0). */
 static int rules_test(setup *s, const opts *o, char **paths, size_t npaths)
 {
 	size_t nrules = 0, nsamples = 0, bad = 0;
 	const char *ok = paint(o, "\033[32m"), *fail = paint(o, "\033[1;31m"), *off = paint(o, "\033[0m");
+	/* the files under test by their real paths, as the set keeps them */
+	char **real = xcalloc(npaths + 1, sizeof *real);
+	for (size_t p = 0; p < npaths; p++)
+		if (!(real[p] = realpath(paths[p], NULL)))
+			real[p] = xstrdup(paths[p]);
 	for (size_t i = 0; i < s->rs.n; i++) {
 		const rule *r = &s->rs.v[i];
 		bool mine = npaths == 0;
-		strbuf shown = { 0 }; /* rule locations hold the escaped file name */
-		for (size_t p = 0; p < npaths && !mine; p++) {
-			const char *path = escape_name(&shown, paths[p]);
-			mine = strncmp(r->src, path, shown.n) == 0;
-		}
-		sb_free(&shown);
+		for (size_t p = 0; p < npaths && !mine; p++)
+			mine = file_under(s->rs.files[r->file], real[p]);
 		if (!mine)
 			continue;
 		nrules++;
@@ -179,6 +189,9 @@ static int rules_test(setup *s, const opts *o, char **paths, size_t npaths)
 						printf("       also %s (%s)\n", s->rs.v[h.ri[j]].id, s->rs.v[h.ri[j]].src);
 		}
 	}
+	for (size_t p = 0; p < npaths; p++)
+		free(real[p]);
+	free(real);
 	if (npaths && !nrules) {
 		cli_error("rules test: no rule loaded from %s", paths[0]);
 		return 2;

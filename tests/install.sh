@@ -26,6 +26,17 @@ for f in bin/ncclog share/ncclog/rules/catalog.json share/ncclog/rules/20-networ
 	[ -s "$prefix/$f" ] || fail "not installed: $f"
 done
 
+# every rule file and the cause graph are installed, and the installed
+# binary reports what the source tree's rules report
+for f in "$src"/rules/*.json; do
+	[ -s "$prefix/share/ncclog/rules/${f##*/}" ] || fail "not installed: share/ncclog/rules/${f##*/}"
+done
+env -u NCCLOG_RULES_DIR XDG_CONFIG_HOME="$tmp/none" "$prefix/bin/ncclog" analyze --color never "$src"/samples/dead-job-xid/* \
+	>"$tmp/installed.txt" 2>&1
+NCCLOG_RULES_DIR=$src/rules XDG_CONFIG_HOME="$tmp/none" "$prefix/bin/ncclog" analyze --color never "$src"/samples/dead-job-xid/* \
+	>"$tmp/source.txt" 2>&1
+cmp -s "$tmp/installed.txt" "$tmp/source.txt" || fail "the installed rules report otherwise: $(diff "$tmp/source.txt" "$tmp/installed.txt" | head -5)"
+
 # the installed binary finds the installed rules, not the source tree's
 ncclog=$prefix/bin/ncclog
 cp -r "$src/samples/cuda-oom" "$tmp/job"
