@@ -8,7 +8,7 @@ lines) until its share of the requested size is written. Faults can be injected.
 
 usage: gen.py OUT --ranks N [--hosts H] [--comms C] [--channels K]
               [--version 2.18.3|2.26.2|2.30.7] [--noise 0.0-1.0] [--size 200M]
-              [--stream] [--fault wrong-iface|stuck-rank|watchdog] [--seed S]
+              [--stream] [--fault wrong-iface|stuck-rank|watchdog|init-hang] [--seed S]
               [--reinit 0.0-1.0]
 --reinit F: a share F of the lines after init are NCCL INFO lines of
 communicators the job keeps creating (new process groups, splits), as an
@@ -68,6 +68,9 @@ class Rank:
                 return L, True
             L.append(f"{self.pfx(tid)}NCCL INFO comm 0x{comm:x} rank {self.r} nRanks {n} nNodes {a.hosts} localRanks {a.ranks // a.hosts} localRank {self.local} MNNVL 0")
             L.append(f"{self.pfx(tid)}NCCL INFO Trees [0] {(self.r + 1) % n}/-1/-1->{self.r}->{(self.r - 1) % n} [1] {(self.r + 1) % n}/-1/-1->{self.r}->{(self.r - 1) % n}")
+            # init-hang: one rank stops in the topology phase, the others go on
+            if a.fault == "init-hang" and self.r == a.ranks // 3 and c == 0:
+                return L, True
             for ch in range(a.channels):
                 nxt = (self.r + 1) % n
                 via = "P2P/IPC/read" if (nxt // (a.ranks // a.hosts)) == self.host_i else f"NET/IB/{ch % 2}/GDRDMA"
@@ -123,8 +126,8 @@ class Rank:
 
     def tail_lines(self, stuck):
         a = self.a
-        if a.fault == "watchdog" and not stuck:
-            seq = 1200 if self.r != a.ranks // 2 else 1199
+        if a.fault in ("watchdog", "init-hang") and not stuck:
+            seq = 1 if a.fault == "init-hang" else 1200 if self.r != a.ranks // 2 else 1199
             return [f"[rank{self.r}]:[E603 10:40:00.123456789 ProcessGroupNCCL.cpp:632] [Rank {self.r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn=1259621, NumelOut=1259621, Timeout(ms)=600000) ran for 600081 milliseconds before timing out."]
         return []
 
@@ -140,7 +143,7 @@ def main():
     ap.add_argument("--noise", type=float, default=0.9)
     ap.add_argument("--size", default="10M")
     ap.add_argument("--stream", action="store_true")
-    ap.add_argument("--fault", choices=["wrong-iface", "stuck-rank", "watchdog"])
+    ap.add_argument("--fault", choices=["wrong-iface", "stuck-rank", "watchdog", "init-hang"])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--reinit", type=float, default=0.0)
     a = ap.parse_args()

@@ -221,8 +221,66 @@ static int group_op(const model *m, const intset *timed, const wdog *w)
  *  2. a rank whose last completed work is before the others';
  *  3. a rank that timed out in an earlier collective than the others.
  * Each compares reports that carry that number, and only them. */
+/* A rank that completed all it enqueued, while another waits in a later
+ * collective, never joined that one: true whatever the ranks enqueue
+ * ahead, as the waiting rank's own numbers show it. */
+static bool check_idle_behind(model *m)
+{
+	long waits = -2;
+	const wdog *waiter = NULL;
+	for (size_t i = 0; i < m->nwd; i++) {
+		const wdog *w = &m->wd[i];
+		if (w->last_done >= -1 && w->last_enq > w->last_done && w->last_enq > waits) {
+			waits = w->last_enq;
+			waiter = w;
+		}
+	}
+	if (waits < 0)
+		return false;
+	/* the desync report's own analysis named the rank: say it once */
+	if (findings_find(&m->fs, "collective-desync"))
+		return true;
+	intset sr = { 0 };
+	const wdog *ex = NULL;
+	for (size_t i = 0; i < m->nwd; i++) {
+		const wdog *w = &m->wd[i];
+		if (w->last_done < -1 || w->last_enq != w->last_done || w->last_done >= waits)
+			continue;
+		int r = wd_rank(m, w);
+		if (r >= 0)
+			intset_add(&sr, r);
+		if (!ex || w->last_done < ex->last_done)
+			ex = w;
+	}
+	if (!ex) {
+		intset_free(&sr);
+		return false;
+	}
+	strbuf sm = { 0 };
+	sb_adds(&sm, sr.n == 1 ? "rank " : "ranks ");
+	ranges_format(&sm, sr.v, sr.n);
+	if (!sr.n)
+		sb_adds(&sm, "?");
+	sb_printf(&sm, " %s behind: %s every collective %s enqueued (up to %ld) and never started collective %ld, "
+		  "which the others wait in",
+		  sr.n > 1 ? "are" : "is", sr.n > 1 ? "they completed" : "it completed", sr.n > 1 ? "they" : "it",
+		  ex->last_done, waits);
+	finding *f = job_finding(m, "straggler-rank", NULL, SEV_WARNING, sm.p,
+				 "inspect what the slow rank was doing after that collective (py-spy dump, its last "
+				 "log lines): a data loader stall, an exception, or a branch that skips a collective",
+				 true);
+	findings_note(f, ex->proc, 0, ex->ev.file, ex->ev.line, slice_from(ex->ev.text));
+	if (waiter->ev.text && (waiter->ev.file != ex->ev.file || waiter->ev.line != ex->ev.line))
+		findings_note(f, waiter->proc, 0, waiter->ev.file, waiter->ev.line, slice_from(waiter->ev.text));
+	f->ranks = sr;
+	sb_free(&sm);
+	return true;
+}
+
 static void check_straggler(model *m, long stuck)
 {
+	if (check_idle_behind(m))
+		return;
 	static const char *const what[] = {
 		"it never enqueued collective %ld, which the others wait in (its last: %ld)",
 		"its last completed collective is %2$ld while others completed %1$ld",

@@ -35,6 +35,7 @@ void model_init(model *m, const catalog *cat)
 	m->cat = cat;
 	intern_init(&m->str);
 	m->cur_proc = -1;
+	m->snap_seq = -2;
 }
 
 static void evref_free(evref *e)
@@ -724,6 +725,63 @@ static wdog *wdog_get(model *m, int pi, int pgrank)
 	return w;
 }
 
+/* PyTorch's desync snapshot ("#330 started ranks:" then "[1] started
+ * OP") and its assert ("Timeout rank [0] last trace item must be
+ * kEventStart. thisSeq = 329": that rank's last trace is the end of 329)
+ * say where each rank's collectives stand: started N is enqueued N,
+ * completed N-1; finished N is both N. */
+static void on_desync_state(model *m, int pi, const match *mt)
+{
+	long done = cap_long(mt, "done", -2);
+	if (done >= 0) {
+		wdog *w = wdog_get(m, pi, (int)cap_long(mt, "rank", -1));
+		w->last_enq = w->last_enq > done ? w->last_enq : done;
+		w->last_done = w->last_done > done ? w->last_done : done;
+		return;
+	}
+	long seq = cap_long(mt, "seq", -2);
+	slice ranks = match_get(mt, "ranks");
+	const record *rec = m->cur;
+	if (seq >= 0) {
+		m->snap_seq = seq;
+		m->snap_file = m->cur_file;
+		m->snap_line = m->cur_line;
+		return;
+	}
+	/* a rank list belongs to the header right above it; "[1] " alone at
+	 * the start of a line reads as a launcher's rank prefix */
+	if (m->snap_seq < 0 || m->snap_file != m->cur_file || m->cur_line > m->snap_line + 1)
+		return;
+	m->snap_line = m->cur_line;
+	char one[16];
+	if (!ranks.n && rec && rec->ln.rank >= 0) {
+		int k = snprintf(one, sizeof one, "%d", rec->ln.rank);
+		ranks = (slice){ one, (size_t)k };
+	}
+	if (!ranks.n)
+		return;
+	bool started = match_get(mt, "started").n > 0;
+	long enq = m->snap_seq, fin = started ? m->snap_seq - 1 : m->snap_seq;
+	/* "[0, 1, 2]": a bounded list, each rank once */
+	for (size_t i = 0, n = 0; i < ranks.n && n < 4096; n++) {
+		while (i < ranks.n && (ranks.p[i] < '0' || ranks.p[i] > '9'))
+			i++;
+		long r = 0;
+		size_t st = i;
+		while (i < ranks.n && ranks.p[i] >= '0' && ranks.p[i] <= '9' && i - st < 8)
+			r = r * 10 + (ranks.p[i++] - '0');
+		if (i == st)
+			break;
+		wdog *w = wdog_get(m, pi, (int)r);
+		if (enq > w->last_enq)
+			w->last_enq = enq;
+		if (fin > w->last_done)
+			w->last_done = fin;
+		if (!w->ev.text)
+			evref_here(m, &w->ev);
+	}
+}
+
 static void on_env(model *m, proc *p, int pi, const match *mt)
 {
 	int var = cap_str(m, mt, "var"), val = cap_str(m, mt, "val");
@@ -1073,6 +1131,9 @@ void model_match(model *m, const match *mt)
 		evref_here(m, &w->ev);
 		break;
 	}
+	case TAG_DESYNC_STATE:
+		on_desync_state(m, pi, mt);
+		break;
 	case TAG_PROGRESS:
 		/* progress bars before init (data loading) say nothing of NCCL */
 		if (p->phase >= PH_COMPLETE)

@@ -32,6 +32,7 @@
 	X(TAG_RESULT, "nccl-result")                                                               \
 	X(TAG_WATCHDOG, "watchdog")                                                                \
 	X(TAG_PG_STATUS, "pg-status")                                                              \
+	X(TAG_DESYNC_STATE, "desync-state") /* a desync snapshot: seq header, ranks started/finished */ \
 	X(TAG_PROGRESS, "progress")                                                                \
 	X(TAG_KILLED, "job-killed")                                                                \
 	X(TAG_BENIGN, "benign")                                                                    \
@@ -265,6 +266,9 @@ typedef struct model {
 	struct frmatch_report *fr; /* the Flight Recorder dumps' match, or NULL */
 	uint64_t nccl_records; /* records with NCCL's prefix or level word */
 	uint64_t matched;      /* records some rule matched */
+	long snap_seq;         /* the collective of the desync snapshot list being read, -2 */
+	int snap_file;         /* and where its last line is */
+	uint64_t snap_line;
 	findings fs;
 	/* live mode: the wall clock (0 in analyze: all input is there), and
 	 * how long a process must be quiet before its absence means something */

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Golden tests over samples/: each samples/NAME folder is analyzed as one job
-and the set of "severity id" lines must equal tests/golden/NAME.ids. A folder
+and the set of "severity id" lines must equal tests/golden/NAME.ids; the
+report as a user reads it (the verdict and its fix, then each finding in its
+order with its message, hint and cause) must equal tests/golden/NAME.report,
+so that wording and ordering cannot change unseen. A folder
 of `ncclog doctor --format json` reports (JSON documents with a "node"
 member) is run through `ncclog doctor --compare` instead.
 
@@ -9,7 +12,7 @@ sample named healthy-* has an error finding.
 
 usage: golden.py NCCLOG SAMPLES_DIR GOLDEN_DIR CATALOG [--update]
 """
-import json, os, subprocess, sys
+import difflib, json, os, subprocess, sys
 
 
 def doctor_reports(files):
@@ -37,7 +40,26 @@ def findings(binary, folder):
     has_error = any(f["severity"] == "error" for f in doc["findings"])
     if (p.returncode == 1) != has_error:
         raise RuntimeError(f"exit {p.returncode} does not match the findings")
-    return sorted({f"{f['severity']} {f['id']}" for f in doc["findings"]})
+    ids = sorted({f"{f['severity']} {f['id']}" for f in doc["findings"]})
+    return ids, snapshot(doc)
+
+
+def snapshot(doc):
+    """The verdict and the ordered findings, without paths or evidence."""
+    out = []
+    v = doc.get("verdict")
+    if v:
+        out.append(f"verdict: {v.get('text', '')}")
+        if v.get("fix"):
+            out.append(f"  fix: {v['fix']}")
+    for f in doc["findings"]:
+        line = f"{f['severity']}[{f['id']}]: {f.get('message', '')}"
+        if f.get("caused_by"):
+            line += f"  (caused by {f['caused_by']})"
+        out.append(line)
+        if f.get("hint"):
+            out.append(f"  help: {f['hint']}")
+    return "".join(l + "\n" for l in out)
 
 
 def main():
@@ -52,15 +74,30 @@ def main():
             continue
         want_file = os.path.join(golden, name + ".ids")
         try:
-            got = findings(binary, folder)
+            got, report = findings(binary, folder)
         except Exception as e:  # one clear line per broken sample
             print(f"FAIL {name}: {e}")
             failed += 1
             continue
         fired.update(line.split()[1] for line in got)
+        report_file = os.path.join(golden, name + ".report")
         if update:
             with open(want_file, "w") as f:
                 f.write("".join(line + "\n" for line in got))
+            with open(report_file, "w") as f:
+                f.write(report)
+        if not os.path.exists(report_file):
+            print(f"FAIL {name}: no {report_file}")
+            failed += 1
+        elif open(report_file).read() != report:
+            want_lines = open(report_file).read().splitlines()
+            got_lines = report.splitlines()
+            print(f"FAIL {name}: the report differs from {report_file} (tests/golden.py ... --update after checking):")
+            for l in difflib.unified_diff(want_lines, got_lines, "golden", "now", lineterm="", n=0):
+                print("   " + l)
+            failed += 1
+        else:
+            passed += 1
         if not os.path.exists(want_file):
             print(f"FAIL {name}: no {want_file}")
             failed += 1
