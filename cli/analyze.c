@@ -24,16 +24,17 @@ static const cli_opt opts[] = {
 };
 
 const cli_cmd analyze_cmd = {
-	"analyze",
-	"[OPTIONS] [FILE...]",
-	"Reads the logs of a job (one file per rank, per node, or interleaved; plain, gzip or\n"
+	.name = "analyze",
+	.synopsis = "[OPTIONS] [FILE...]",
+	.about = "Reads the logs of a job (one file per rank, per node, or interleaved; plain, gzip or\n"
 	"zstd) and the other files it left (PyTorch Flight Recorder dumps), in any order, and\n"
 	"reports the root cause first, with evidence and a fix. No FILE or \"-\": standard input.\n",
-	COMMON_FORMAT | COMMON_COLOR | COMMON_RULES | COMMON_VERBOSE,
-	opts,
-	"exit status: 0 no error finding, 1 at least one error finding, 2 bad usage, an\n"
+	.common = COMMON_FORMAT | COMMON_COLOR | COMMON_RULES | COMMON_VERBOSE,
+	.opts = opts,
+	.epilog = "exit status: 0 no error finding, 1 at least one error finding, 2 bad usage, an\n"
 	"unreadable input or an invalid rule file, 3 nothing readable to analyze (no input, or\n"
 	"no line of NCCL or of a framework around it)\n",
+	.operands = "FILE",
 };
 
 typedef struct aopts {

@@ -18,8 +18,8 @@ int cmd_redact(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 
-/* The option tables of the commands that use the shared parser. */
-extern const cli_cmd analyze_cmd, merge_cmd, explain_cmd;
+/* The option tables of the commands: parsing, help and completions. */
+extern const cli_cmd analyze_cmd, merge_cmd, explain_cmd, rules_cmd, redact_cmd, doctor_cmd, live_cmd, view_cmd;
 /* Checks the job, writes the report and gives the exit status: 0, 1 for
  * an error finding, or `status` when it is already 2. */
 int report_finish(model *m, const report_opts *ro, int status);

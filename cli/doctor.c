@@ -1,7 +1,6 @@
 /* `ncclog doctor`: checks this node the way NCCL will see it, before the
  * job runs; `--compare` merges the JSON reports of several nodes. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,59 +24,57 @@
 
 extern char **environ;
 
-static const char usage[] =
-	"usage: ncclog doctor [OPTIONS]\n"
-	"       ncclog doctor --compare FILE.json...\n"
-	"Checks this node before a job runs, the way NCCL will see it: the NCCL the job will\n"
-	"load and its version, the CUDA driver, the net plugin; the interfaces NCCL will choose\n"
-	"for bootstrap and NET/Socket (and why), with their drivers, firmware and MTU; /dev/shm\n"
-	"against the local GPU count, the memlock limit, RDMA ports and their RoCE GIDs; how\n"
-	"this node's name and MASTER_ADDR resolve; the NCCL_* / TORCH_NCCL_* environment.\n"
-	"Reports findings with the ids, formats and exit codes of `ncclog analyze`.\n"
-	"\n"
-	"      --peer HOST[:PORT]   another node of the job (repeatable): how it resolves, which\n"
-	"                           local interface shares its subnet, the route to it\n"
-	"      --peers FILE         peers from a file, one per line (host files work)\n"
-	"      --connect            also try one TCP connect to each peer's port (default 22);\n"
-	"                           never more than one port per peer\n"
-	"      --timeout MS         how long one connect (default 1000) or one library probe\n"
-	"                           (default 10000) may take\n"
-	"      --gpus N             local GPU count (default: /dev/nvidia* devices)\n"
-	"      --nccl-version V     predict for this NCCL version (default: the version of the\n"
-	"                           NCCL found, else the latest known)\n"
-	"      --nccl-lib PATH      the libnccl the job loads (a file, or a directory holding it),\n"
-	"                           instead of searching where the dynamic loader would\n"
-	"      --no-dlopen          never load a library to ask its version: read the file only\n"
-	"      --compare            merge the `doctor --format json` output of several nodes and\n"
-	"                           compare them: NCCL versions, CUDA drivers, MTU, NIC drivers\n"
-	"                           and firmware, RDMA link layers, net plugins, names, subnets,\n"
-	"                           environment\n"
-	"  -f, --format FMT         text (default), json or markdown\n"
-	"      --color WHEN         auto (default), always or never; NO_COLOR is honoured\n"
-	"  -h, --help               this help\n"
-	"\n"
-	"On every node of a Slurm job:\n"
-	"  srun --ntasks-per-node=1 sh -c 'ncclog doctor --format json > doctor-$(hostname).json'\n"
-	"then:  ncclog doctor --compare doctor-*.json\n"
-	"\n"
-	"exit status: 0 no error finding, 1 at least one error finding,\n"
-	"             2 bad usage or an unreadable input\n";
+enum { O_PEER, O_PEERS, O_CONNECT, O_TIMEOUT, O_GPUS, O_NCCL_VERSION, O_NCCL_LIB, O_NO_DLOPEN, O_COMPARE };
+static const cli_opt opts[] = {
+	[O_PEER] = { "peer", 0, "HOST[:PORT]", "another node of the job (repeatable): how it resolves, which "
+					       "local interface shares its subnet, the route to it" },
+	[O_PEERS] = { "peers", 0, "FILE", "peers from a file, one per line (host files work)" },
+	[O_CONNECT] = { "connect", 0, NULL, "also try one TCP connect to each peer's port (default 22); never "
+					    "more than one port per peer" },
+	[O_TIMEOUT] = { "timeout", 0, "MS", "how long one connect (default 1000) or one library probe (default "
+					    "10000) may take" },
+	[O_GPUS] = { "gpus", 0, "N", "local GPU count (default: /dev/nvidia* devices)" },
+	[O_NCCL_VERSION] = { "nccl-version", 0, "V", "predict for this NCCL version (default: the version of the "
+						     "NCCL found, else the latest known)" },
+	[O_NCCL_LIB] = { "nccl-lib", 0, "PATH", "the libnccl the job loads (a file, or a directory holding it), "
+						"instead of searching where the dynamic loader would" },
+	[O_NO_DLOPEN] = { "no-dlopen", 0, NULL, "never load a library to ask its version: read the file only" },
+	[O_COMPARE] = { "compare", 0, NULL, "merge the `doctor --format json` output of several nodes (the "
+					    "FILEs) and compare them: NCCL versions, CUDA drivers, MTU, NIC drivers "
+					    "and firmware, RDMA link layers, net plugins, names, subnets, environment" },
+	{ NULL, 0, NULL, NULL },
+};
+
+const cli_cmd doctor_cmd = {
+	.name = "doctor",
+	.synopsis = "[OPTIONS]\n       ncclog doctor --compare [OPTIONS] FILE.json...",
+	.about = "Checks this node before a job runs, the way NCCL will see it: the NCCL the job will\n"
+		 "load and its version, the CUDA driver, the net plugin; the interfaces NCCL will choose\n"
+		 "for bootstrap and NET/Socket (and why), with their drivers, firmware and MTU; /dev/shm\n"
+		 "against the local GPU count, the memlock limit, RDMA ports and their RoCE GIDs; how\n"
+		 "this node's name and MASTER_ADDR resolve; the NCCL_* / TORCH_NCCL_* environment.\n"
+		 "Reports findings with the ids, formats and exit codes of `ncclog analyze`.\n",
+	.common = COMMON_FORMAT | COMMON_COLOR,
+	.opts = opts,
+	.epilog = "On every node of a Slurm job:\n"
+		  "  srun --ntasks-per-node=1 sh -c 'ncclog doctor --format json > doctor-$(hostname).json'\n"
+		  "then:  ncclog doctor --compare doctor-*.json\n"
+		  "\n"
+		  "exit status: 0 no error finding, 1 at least one error finding,\n"
+		  "             2 bad usage or an unreadable input\n",
+	.formats = 1u << FMT_TEXT | 1u << FMT_JSON | 1u << FMT_MARKDOWN,
+	.operands = "FILE",
+};
 
 typedef struct dopts {
 	report_opts ro;
 	enum color_mode cm;
 	bool connect, compare, no_dlopen, timeout_given;
 	int timeout_ms, gpus, version;
-	char **peer;
+	const char **peer;
 	size_t npeer;
 	const char *peers_file, *nccl_lib;
 } dopts;
-
-static int bad(const char *msg, const char *arg)
-{
-	cli_error("doctor: %s%s%s", msg, arg ? " " : "", arg ? arg : "");
-	return 2;
-}
 
 static int int_arg(const char *s, int lo, int hi, int *out)
 {
@@ -89,93 +86,73 @@ static int int_arg(const char *s, int lo, int hi, int *out)
 	return 0;
 }
 
-static int parse(int argc, char **argv, dopts *o)
+static int on_opt(void *ctx, int opt, const char *v)
 {
-	static const struct option opts[] = {
-		{ "peer", required_argument, NULL, 'p' },     { "peers", required_argument, NULL, 'P' },
-		{ "connect", no_argument, NULL, 'C' },        { "timeout", required_argument, NULL, 't' },
-		{ "gpus", required_argument, NULL, 'g' },     { "nccl-version", required_argument, NULL, 'n' },
-		{ "compare", no_argument, NULL, 'm' },        { "format", required_argument, NULL, 'f' },
-		{ "nccl-lib", required_argument, NULL, 'L' }, { "no-dlopen", no_argument, NULL, 'D' },
-		{ "color", required_argument, NULL, 'c' },    { "colour", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
-	};
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			o->peer[o->npeer++] = optarg;
-			break;
-		case 'P':
-			o->peers_file = optarg;
-			break;
-		case 'C':
-			o->connect = true;
-			break;
-		case 't':
-			if (int_arg(optarg, 1, 60000, &o->timeout_ms) != 0)
-				return bad("--timeout takes milliseconds from 1 to 60000, not", optarg);
-			o->timeout_given = true;
-			break;
-		case 'g':
-			if (int_arg(optarg, 0, 4096, &o->gpus) != 0)
-				return bad("--gpus takes a count from 0 to 4096, not", optarg);
-			break;
-		case 'n':
-			if (!select_version_parse(optarg, &o->version))
-				return bad("--nccl-version takes a version like 2.28.3, not", optarg);
-			break;
-		case 'm':
-			o->compare = true;
-			break;
-		case 'L': {
-			struct stat st;
-			if (stat(optarg, &st) != 0) {
-				cli_error("doctor: --nccl-lib %s: %s", optarg, strerror(errno));
-				return 2;
-			}
-			o->nccl_lib = optarg;
-			break;
+	dopts *o = ctx;
+	struct stat st;
+	switch (opt) {
+	case O_PEER:
+		o->peer = xrealloc(o->peer, (o->npeer + 1) * sizeof *o->peer);
+		o->peer[o->npeer++] = v;
+		break;
+	case O_PEERS:
+		o->peers_file = v;
+		break;
+	case O_CONNECT:
+		o->connect = true;
+		break;
+	case O_TIMEOUT:
+		if (int_arg(v, 1, 60000, &o->timeout_ms) != 0)
+			return cli_usage_error(&doctor_cmd, "--timeout takes milliseconds from 1 to 60000, not '%s'", v);
+		o->timeout_given = true;
+		break;
+	case O_GPUS:
+		if (int_arg(v, 0, 4096, &o->gpus) != 0)
+			return cli_usage_error(&doctor_cmd, "--gpus takes a count from 0 to 4096, not '%s'", v);
+		break;
+	case O_NCCL_VERSION:
+		if (!select_version_parse(v, &o->version))
+			return cli_usage_error(&doctor_cmd, "--nccl-version takes a version like 2.28.3, not '%s'", v);
+		break;
+	case O_NCCL_LIB:
+		if (stat(v, &st) != 0) {
+			cli_error("doctor: --nccl-lib %s: %s", v, strerror(errno));
+			return -1;
 		}
-		case 'D':
-			o->no_dlopen = true;
-			break;
-		case 'f':
-			if (strcmp(optarg, "text") == 0)
-				o->ro.format = FMT_TEXT;
-			else if (strcmp(optarg, "json") == 0)
-				o->ro.format = FMT_JSON;
-			else if (strcmp(optarg, "markdown") == 0 || strcmp(optarg, "md") == 0)
-				o->ro.format = FMT_MARKDOWN;
-			else {
-				cli_error("doctor: unknown format '%s' (text, json or markdown)", optarg);
-				return 2;
-			}
-			break;
-		case 'c':
-			if (!color_parse(optarg, &o->cm))
-				return bad("--color takes auto, always or never", NULL);
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			if (optopt)
-				cli_error("doctor: option -%c needs a value or is unknown (see ncclog doctor --help)", optopt);
-			else
-				cli_error("doctor: unknown option '%s' (see ncclog doctor --help)", argv[optind - 1]);
-			return 2;
-		}
+		o->nccl_lib = v;
+		break;
+	case O_NO_DLOPEN:
+		o->no_dlopen = true;
+		break;
+	case O_COMPARE:
+		o->compare = true;
+		break;
 	}
-	if (o->compare && optind == argc)
-		return bad("--compare needs the JSON files of the nodes", NULL);
-	if (!o->compare && optind < argc)
-		return bad("unexpected argument (doctor checks this node; --compare takes files):", argv[optind]);
-	if (o->compare && (o->npeer || o->peers_file || o->connect || o->nccl_lib))
-		return bad("--compare reads reports; --peer, --peers, --connect and --nccl-lib apply when checking a node",
-			   NULL);
+	return 0;
+}
+
+/* Returns -1 when doctor should run, else the exit status. */
+static int parse(int argc, char **argv, dopts *o, cli_args *ca)
+{
+	int rc = cli_parse(&doctor_cmd, argc, argv, on_opt, o, ca);
+	if (rc)
+		return rc == 1 ? 0 : 2;
+	o->ro.format = ca->format;
+	o->cm = ca->color;
+	const char *why = NULL;
+	if (o->compare && !ca->noperands)
+		why = "--compare needs the JSON files of the nodes";
+	else if (o->compare && (o->npeer || o->peers_file || o->connect || o->nccl_lib))
+		why = "--compare reads reports; --peer, --peers, --connect and --nccl-lib apply when checking a node";
+	if (why) {
+		cli_usage_error(&doctor_cmd, "%s", why);
+		return 2;
+	}
+	if (!o->compare && ca->noperands) {
+		cli_usage_error(&doctor_cmd, "unexpected argument '%s' (doctor checks this node; --compare takes files)",
+				ca->operands[0]);
+		return 2;
+	}
 	return -1;
 }
 
@@ -240,16 +217,16 @@ static int status_of(const model *m, int status)
 	return status;
 }
 
-static int run_compare(int argc, char **argv, const dopts *o, setup *s)
+static int run_compare(char **files, size_t nfiles, const dopts *o, setup *s)
 {
 	model m;
 	model_init(&m, &s->cat);
 	compare c = { 0 };
 	int status = 0;
 	strbuf err = { 0 };
-	for (int i = optind; i < argc; i++) {
+	for (size_t i = 0; i < nfiles; i++) {
 		sb_clear(&err);
-		if (compare_load(&c, &m, argv[i], &err) != 0) {
+		if (compare_load(&c, &m, files[i], &err) != 0) {
 			cli_error("%s", err.p);
 			status = 2;
 		}
@@ -331,10 +308,12 @@ out:
 
 int cmd_doctor(int argc, char **argv)
 {
-	dopts o = { .ro = { FMT_TEXT, false, NCCLOG_VERSION, true }, .cm = COLOR_AUTO, .timeout_ms = 1000, .gpus = -1 };
-	o.peer = xcalloc((size_t)argc, sizeof *o.peer);
-	int status = parse(argc, argv, &o);
+	dopts o = { .ro = { .format = FMT_TEXT, .version = NCCLOG_VERSION, .no_job = true }, .cm = COLOR_AUTO,
+		    .timeout_ms = 1000, .gpus = -1 };
+	cli_args ca;
+	int status = parse(argc, argv, &o, &ca);
 	if (status >= 0) {
+		cli_args_free(&ca);
 		free(o.peer);
 		return status;
 	}
@@ -345,10 +324,11 @@ int cmd_doctor(int argc, char **argv)
 		cli_error("%s", err.p);
 		status = 2;
 	} else {
-		status = o.compare ? run_compare(argc, argv, &o, &s) : run_node(&o, &s);
+		status = o.compare ? run_compare(ca.operands, ca.noperands, &o, &s) : run_node(&o, &s);
 	}
 	sb_free(&err);
 	setup_free(&s);
+	cli_args_free(&ca);
 	free(o.peer);
 	return status;
 }

@@ -13,13 +13,13 @@ static const cli_opt opts[] = {
 };
 
 const cli_cmd explain_cmd = {
-	"explain",
-	"[OPTIONS] ID...",
-	"Prints what a finding id means, its log signatures by NCCL version, its usual\n"
-	"causes and the fix.\n",
-	COMMON_COLOR,
-	opts,
-	NULL,
+	.name = "explain",
+	.synopsis = "[OPTIONS] ID...",
+	.about = "Prints what a finding id means, its log signatures by NCCL version, its usual\n"
+		 "causes and the fix.\n",
+	.common = COMMON_COLOR,
+	.opts = opts,
+	.operands = "ID",
 };
 
 static int on_opt(void *ctx, int opt, const char *value)

@@ -4,7 +4,6 @@
  * exit status is analyze's. */
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -23,32 +22,36 @@
 
 #include "version.h"
 
-static const char usage[] =
-	"usage: ncclog live [OPTIONS] [FILE...]\n"
-	"Diagnoses a running job from its logs as they arrive: standard input (tail -f train.log |\n"
-	"ncclog live) or files. Findings are printed the moment their evidence arrives; on a\n"
-	"terminal the viewer shows them, and the report is printed when it quits (q or Ctrl-C).\n"
-	"\n"
-	"  -F, --follow         follow the files like tail -F (growth, truncation, rotation,\n"
-	"                       files that appear later) instead of reading them to their end;\n"
-	"                       each truncation or rotation is announced, and the lines after it\n"
-	"                       are cited as \"FILE (generation N)\"\n"
-	"  -f, --format FMT     text (default) or json (one object per line, then an \"end\" event\n"
-	"                       with the totals and the exit status)\n"
-	"      --color WHEN     auto (default), always or never; NO_COLOR is honoured\n"
-	"      --rules PATH     extra rule file or directory (repeatable)\n"
-	"      --settle SECS    quiet time after which a missing, stuck or silent rank counts\n"
-	"                       (default 10)\n"
-	"      --exec CMD       run CMD once per new error finding, the finding as JSON on its\n"
-	"                       standard input and its id in NCCLOG_FINDING_ID; CMD is split into\n"
-	"                       words (quotes work, nothing is expanded) and runs without a shell\n"
-	"                       unless it names one. At most 4 run at once; a failure is reported\n"
-	"                       on stderr and changes nothing else\n"
-	"      --exec-timeout SECS  stop a run of CMD after SECS (default 30)\n"
-	"      --no-tui         print findings even on a terminal\n"
-	"  -h, --help           this help\n"
-	"\n"
-	"exit status at the end of input: as analyze; 130 on SIGINT\n";
+enum { O_FOLLOW, O_SETTLE, O_EXEC, O_EXEC_TIMEOUT, O_NO_TUI };
+static const cli_opt opts[] = {
+	[O_FOLLOW] = { "follow", 'F', NULL, "follow the files like tail -F (growth, truncation, rotation, files "
+					     "that appear later) instead of reading them to their end; each "
+					     "truncation or rotation is announced, and the lines after it are cited "
+					     "as \"FILE (generation N)\"" },
+	[O_SETTLE] = { "settle", 0, "SECS", "quiet time after which a missing, stuck or silent rank counts (default 10)" },
+	[O_EXEC] = { "exec", 0, "CMD", "run CMD once per new error finding, the finding as JSON on its standard "
+				       "input and its id in NCCLOG_FINDING_ID; CMD is split into words (quotes work, "
+				       "nothing is expanded) and runs without a shell unless it names one. At most 4 "
+				       "run at once; a failure is reported on stderr and changes nothing else" },
+	[O_EXEC_TIMEOUT] = { "exec-timeout", 0, "SECS", "stop a run of CMD after SECS (default 30)" },
+	[O_NO_TUI] = { "no-tui", 0, NULL, "print findings even on a terminal" },
+	{ NULL, 0, NULL, NULL },
+};
+
+const cli_cmd live_cmd = {
+	.name = "live",
+	.synopsis = "[OPTIONS] [FILE...]",
+	.about = "Diagnoses a running job from its logs as they arrive: standard input (tail -f train.log |\n"
+		 "ncclog live) or files. Findings are printed the moment their evidence arrives; on a\n"
+		 "terminal the viewer shows them, and the report is printed when it quits (q or Ctrl-C).\n"
+		 "--format json prints one object per line, then an \"end\" event with the totals and\n"
+		 "the exit status.\n",
+	.common = COMMON_FORMAT | COMMON_COLOR | COMMON_RULES,
+	.opts = opts,
+	.epilog = "exit status at the end of input: as analyze; 130 on SIGINT\n",
+	.formats = 1u << FMT_TEXT | 1u << FMT_JSON,
+	.operands = "FILE",
+};
 
 /* The one global: set by the signal handler, read by the loop. */
 static volatile sig_atomic_t interrupted;
@@ -575,95 +578,77 @@ static bool seconds(const char *s, double *out)
 	return true;
 }
 
+typedef struct lopts {
+	bool follow, no_tui;
+	double settle, exec_timeout;
+	const char *exec;
+} lopts;
+
+static int on_opt(void *ctx, int opt, const char *v)
+{
+	lopts *o = ctx;
+	switch (opt) {
+	case O_FOLLOW:
+		o->follow = true;
+		break;
+	case O_SETTLE:
+		if (!seconds(v, &o->settle))
+			return cli_usage_error(&live_cmd, "--settle takes seconds, more than 0, not '%s'", v);
+		break;
+	case O_EXEC:
+		o->exec = v;
+		break;
+	case O_EXEC_TIMEOUT:
+		if (!seconds(v, &o->exec_timeout))
+			return cli_usage_error(&live_cmd, "--exec-timeout takes seconds, more than 0, not '%s'", v);
+		break;
+	case O_NO_TUI:
+		o->no_tui = true;
+		break;
+	}
+	return 0;
+}
+
+static int live_run(const cli_args *ca, const lopts *lo);
+
 int cmd_live(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "follow", no_argument, NULL, 'F' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "color", required_argument, NULL, 'c' },
-		{ "colour", required_argument, NULL, 'c' },
-		{ "rules", required_argument, NULL, 'r' },
-		{ "settle", required_argument, NULL, 's' },
-		{ "no-tui", no_argument, NULL, 'T' },
-		{ "exec", required_argument, NULL, 'x' },
-		{ "exec-timeout", required_argument, NULL, 'X' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool follow = false, json = false, no_tui = false;
-	enum color_mode cm = COLOR_AUTO;
-	double settle = 10, exec_timeout = 30;
-	const char *exec = NULL;
-	char **extra = xcalloc((size_t)argc, sizeof *extra);
-	size_t nextra = 0;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+Ff:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'F':
-			follow = true;
-			break;
-		case 'f':
-			if (strcmp(optarg, "json") == 0 || strcmp(optarg, "text") == 0) {
-				json = optarg[0] == 'j';
-				break;
-			}
-			cli_error("live: --format takes text or json");
-			free(extra);
-			return 2;
-		case 'c':
-			if (color_parse(optarg, &cm))
-				break;
-			cli_error("live: --color takes auto, always or never");
-			free(extra);
-			return 2;
-		case 'r':
-			extra[nextra++] = optarg;
-			break;
-		case 's':
-			if (seconds(optarg, &settle))
-				break;
-			cli_error("live: --settle takes seconds, more than 0");
-			free(extra);
-			return 2;
-		case 'T':
-			no_tui = true;
-			break;
-		case 'x':
-			exec = optarg;
-			break;
-		case 'X':
-			if (seconds(optarg, &exec_timeout))
-				break;
-			cli_error("live: --exec-timeout takes seconds, more than 0");
-			free(extra);
-			return 2;
-		case 'h':
-			fputs(usage, stdout);
-			free(extra);
-			return 0;
-		default:
-			cli_error("live: unknown option or missing value (see ncclog live --help)");
-			free(extra);
-			return 2;
-		}
+	lopts lo = { .settle = 10, .exec_timeout = 30 };
+	cli_args ca;
+	int rc = cli_parse(&live_cmd, argc, argv, on_opt, &lo, &ca);
+	if (rc) {
+		cli_args_free(&ca);
+		return rc == 1 ? 0 : 2;
 	}
-	bool on_tty = want_screen(no_tui, json, argv + optind, (size_t)(argc - optind));
+	int status = live_run(&ca, &lo);
+	cli_args_free(&ca);
+	return status;
+}
+
+/* live over its parsed command line; returns the exit status. */
+static int live_run(const cli_args *ca, const lopts *lo)
+{
+	bool follow = lo->follow, json = ca->format == FMT_JSON, no_tui = lo->no_tui;
+	enum color_mode cm = ca->color;
+	double settle = lo->settle, exec_timeout = lo->exec_timeout;
+	const char *exec = lo->exec;
+	char **extra = ca->rules;
+	size_t nextra = ca->nrules;
+	char **files = ca->operands;
+	size_t nfiles = ca->noperands;
+	bool on_tty = want_screen(no_tui, json, files, nfiles);
 	strbuf err = { 0 };
 	/* a hook's output must not draw over the viewer, nor mix with the findings */
 	hooks *hk = exec ? hooks_new(exec, exec_timeout, on_tty ? -1 : STDERR_FILENO, &err) : NULL;
 	if (exec && !hk) {
 		cli_error("live: %s", err.p);
 		sb_free(&err);
-		free(extra);
 		return 2;
 	}
 	setup s;
 	if (setup_load_or_report(&s, extra, nextra) != 0) {
 		hooks_free(hk);
 		sb_free(&err);
-		free(extra);
 		return 2;
 	}
 	model m;
@@ -672,7 +657,7 @@ int cmd_live(int argc, char **argv)
 	term t;
 	int status = 0;
 	printer pr = { .json = json, .color = !json && color_enabled(cm, STDOUT_FILENO), .out = stdout, .hk = hk };
-	if (follower_open(&fl, &m, &s.rs, argv + optind, (size_t)(argc - optind), follow, &err) != 0) {
+	if (follower_open(&fl, &m, &s.rs, files, nfiles, follow, &err) != 0) {
 		cli_error("%s", err.p);
 		status = 2;
 	} else if (on_tty && screen_open(&t, cm)) {
@@ -717,6 +702,5 @@ int cmd_live(int argc, char **argv)
 	model_free(&m);
 	setup_free(&s);
 	sb_free(&err);
-	free(extra);
 	return status;
 }

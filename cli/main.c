@@ -11,25 +11,36 @@
 #include "../ingest/setup.h"
 #include "../util/escape.h"
 #include "commands.h"
+#include "completions.h"
 #include "version.h"
 
 static int cmd_completions(int argc, char **argv);
+
+static const char *const shells[] = { "bash", "zsh", "fish", NULL };
+static const cli_cmd completions_cmd = {
+	.name = "completions",
+	.synopsis = "bash|zsh|fish",
+	.about = "Prints the completions of ncclog for a shell, made from the same tables as the\n"
+		 "commands' options: source <(ncclog completions bash), or save them where the shell\n"
+		 "looks (meson install puts them there).\n",
+	.subcommands = shells,
+};
 
 static const struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *args, *summary;
-	const cli_cmd *opts; /* its options, for completions; NULL when it parses its own */
+	const cli_cmd *opts; /* its options, for completions */
 } commands[] = {
 	{ "analyze", cmd_analyze, "[FILE...]", "diagnose the logs (standard input when no FILE or \"-\")", &analyze_cmd },
-	{ "live", cmd_live, "[FILE...]", "diagnose a running job as its logs arrive (stdin, or --follow files)", NULL },
-	{ "view", cmd_view, "FILE...", "the per-rank timeline: who stopped where (terminal UI)", NULL },
+	{ "live", cmd_live, "[FILE...]", "diagnose a running job as its logs arrive (stdin, or --follow files)", &live_cmd },
+	{ "view", cmd_view, "FILE...", "the per-rank timeline: who stopped where (terminal UI)", &view_cmd },
 	{ "merge", cmd_merge, "SUMMARY...", "merge per-node summaries of `analyze --summary`", &merge_cmd },
 	{ "explain", cmd_explain, "ID", "the long text of one finding id (--list: all ids)", &explain_cmd },
-	{ "rules", cmd_rules, "list|test", "the loaded rules; test them against their sample lines", NULL },
-	{ "redact", cmd_redact, "[FILE...]", "a copy of the logs with hosts, addresses, pids, users hidden", NULL },
-	{ "doctor", cmd_doctor, "", "check this node before a job, the way NCCL will see it", NULL },
-	{ "completions", cmd_completions, "bash|zsh|fish", "the shell completions of ncclog, to source", NULL },
+	{ "rules", cmd_rules, "list|test", "the loaded rules; test them against their sample lines", &rules_cmd },
+	{ "redact", cmd_redact, "[FILE...]", "a copy of the logs with hosts, addresses, pids, users hidden", &redact_cmd },
+	{ "doctor", cmd_doctor, "", "check this node before a job, the way NCCL will see it", &doctor_cmd },
+	{ "completions", cmd_completions, "bash|zsh|fish", "the shell completions of ncclog, to source", &completions_cmd },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -77,89 +88,23 @@ static const struct command *find(const char *name)
 	return NULL;
 }
 
-/* ---- completions, made from the table ---- */
-
-static void options_of(const cli_cmd *c, strbuf *b)
-{
-	if (!c)
-		return;
-	static const char *const common[] = { "--format", "--color", "--rules", "--verbose" };
-	for (int i = 0; i < 4; i++)
-		if (c->common & (1u << i))
-			sb_printf(b, " %s", common[i]);
-	for (const cli_opt *o = c->opts; o && o->name; o++)
-		sb_printf(b, " --%s", o->name);
-	sb_adds(b, " --help");
-}
-
 static int cmd_completions(int argc, char **argv)
 {
-	const char *sh = argc >= 2 ? argv[1] : "";
-	strbuf names = { 0 };
+	cli_args ca;
+	int rc = cli_parse(&completions_cmd, argc, argv, NULL, NULL, &ca);
+	if (rc) {
+		cli_args_free(&ca);
+		return rc == 1 ? 0 : 2;
+	}
+	completion_cmd cc[NCOMMANDS];
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		sb_printf(&names, "%s%s", i ? " " : "", commands[i].name);
-	if (strcmp(sh, "bash") == 0) {
-		printf("# ncclog completions for bash: source <(ncclog completions bash)\n"
-		       "_ncclog() {\n"
-		       "\tlocal cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}\n"
-		       "\tif [ \"$COMP_CWORD\" -eq 1 ]; then COMPREPLY=($(compgen -W '%s --help --version' -- \"$cur\")); return; fi\n"
-		       "\tcase \"$cur\" in -*)\n\t\tcase \"$cmd\" in\n",
-		       names.p);
-		for (size_t i = 0; i < NCOMMANDS; i++) {
-			strbuf o = { 0 };
-			options_of(commands[i].opts, &o);
-			if (o.n)
-				printf("\t\t%s) COMPREPLY=($(compgen -W '%s' -- \"$cur\")); return;;\n", commands[i].name, o.p + 1);
-			sb_free(&o);
-		}
-		printf("\t\tesac;;\n\tesac\n"
-		       "\tcase \"$cmd\" in\n"
-		       "\texplain) COMPREPLY=($(compgen -W \"$(ncclog explain --list 2>/dev/null | cut -d' ' -f1)\" -- \"$cur\"));;\n"
-		       "\tcompletions) COMPREPLY=($(compgen -W 'bash zsh fish' -- \"$cur\"));;\n"
-		       "\trules) [ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W 'list test' -- \"$cur\")) || COMPREPLY=($(compgen -f -- \"$cur\"));;\n"
-		       "\t*) COMPREPLY=($(compgen -f -- \"$cur\"));;\n"
-		       "\tesac\n}\ncomplete -o filenames -F _ncclog ncclog\n");
-	} else if (strcmp(sh, "zsh") == 0) {
-		printf("#compdef ncclog\n# ncclog completions for zsh (a file _ncclog on $fpath, or source <(ncclog completions zsh))\n"
-		       "_ncclog() {\n"
-		       "\tif (( CURRENT == 2 )); then\n\t\tlocal -a cmds; cmds=(\n");
-		for (size_t i = 0; i < NCOMMANDS; i++) {
-			strbuf s = { 0 };
-			for (const char *p = commands[i].summary; *p; p++)
-				if (*p != '\'' && *p != ':' && *p != '`')
-					sb_addc(&s, *p);
-			printf("\t\t\t'%s:%s'\n", commands[i].name, s.p);
-			sb_free(&s);
-		}
-		printf("\t\t)\n\t\t_describe command cmds\n\t\treturn\n\tfi\n\tcase $words[2] in\n"
-		       "\texplain) compadd -- ${(f)\"$(ncclog explain --list 2>/dev/null | cut -d' ' -f1)\"};;\n"
-		       "\tcompletions) compadd bash zsh fish;;\n\trules) (( CURRENT == 3 )) && compadd list test || _files;;\n");
-		for (size_t i = 0; i < NCOMMANDS; i++) {
-			strbuf o = { 0 };
-			options_of(commands[i].opts, &o);
-			if (o.n)
-				printf("\t%s) if [[ $PREFIX == -* ]]; then compadd -- %s; else _files; fi;;\n", commands[i].name, o.p + 1);
-			sb_free(&o);
-		}
-		printf("\t*) _files;;\n\tesac\n}\nif [[ $zsh_eval_context[-1] == loadautofunc ]]; then _ncclog \"$@\"; else compdef _ncclog ncclog; fi\n");
-	} else if (strcmp(sh, "fish") == 0) {
-		printf("# ncclog completions for fish: ncclog completions fish > ~/.config/fish/completions/ncclog.fish\n"
-		       "complete -c ncclog -f -n __fish_use_subcommand -a '%s'\n", names.p);
-		for (size_t i = 0; i < NCOMMANDS; i++) {
-			printf("complete -c ncclog -n '__fish_seen_subcommand_from %s' -d '%s' -F\n", commands[i].name, commands[i].summary);
-			strbuf o = { 0 };
-			options_of(commands[i].opts, &o);
-			for (char *t = o.p ? strtok(o.p, " ") : NULL; t; t = strtok(NULL, " "))
-				printf("complete -c ncclog -n '__fish_seen_subcommand_from %s' -l %s\n", commands[i].name, t + 2);
-			sb_free(&o);
-		}
-		printf("complete -c ncclog -f -n '__fish_seen_subcommand_from explain' -a '(ncclog explain --list 2>/dev/null | string split -f1 \" \")'\n");
-	} else {
-		cli_error("completions: which shell: bash, zsh or fish");
-		sb_free(&names);
+		cc[i] = (completion_cmd){ commands[i].name, commands[i].summary, commands[i].opts };
+	completions_write(stdout, shells[ca.sub], cc, NCOMMANDS);
+	cli_args_free(&ca);
+	if (fflush(stdout) != 0) {
+		cli_error("completions: cannot write to standard output");
 		return 2;
 	}
-	sb_free(&names);
 	return 0;
 }
 

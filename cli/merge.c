@@ -14,15 +14,15 @@
 #include "version.h"
 
 const cli_cmd merge_cmd = {
-	"merge",
-	"[OPTIONS] SUMMARY.json...",
-	"Merges the job summaries that `ncclog analyze --summary` wrote (one per node, say)\n"
+	.name = "merge",
+	.synopsis = "[OPTIONS] SUMMARY.json...",
+	.about = "Merges the job summaries that `ncclog analyze --summary` wrote (one per node, say)\n"
 	"and reports as if all their logs had been analyzed at once.\n",
-	COMMON_FORMAT | COMMON_COLOR | COMMON_VERBOSE,
-	NULL,
-	"Slurm: srun --ntasks-per-node=1 sh -c 'ncclog analyze --summary /local/logs/*.log\n"
+	.common = COMMON_FORMAT | COMMON_COLOR | COMMON_VERBOSE,
+	.epilog = "Slurm: srun --ntasks-per-node=1 sh -c 'ncclog analyze --summary /local/logs/*.log\n"
 	"       > /shared/sum.$SLURM_NODEID.json' && ncclog merge /shared/sum.*.json\n"
 	"exit status as for analyze\n",
+	.operands = "FILE",
 };
 
 int summary_print(FILE *out, const model *m)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../util/escape.h"
+#include "../util/nearest.h"
 
 /* The common options, as rows of the same table as a command's own. */
 enum { C_FORMAT, C_COLOR, C_COLOUR, C_RULES, C_VERBOSE, C_HELP, C_COUNT };
@@ -19,6 +20,9 @@ static const cli_opt common_opts[C_COUNT] = {
 	[C_VERBOSE] = { "verbose", 'v', NULL, "every finding in full (by default a root cause's consequences are one line each)" },
 	[C_HELP] = { "help", 'h', NULL, "this help" },
 };
+
+/* The last report format, for walking them all. */
+#define FMT_LAST FMT_HTML
 
 static bool common_taken(unsigned common, int i)
 {
@@ -35,6 +39,37 @@ static bool common_taken(unsigned common, int i)
 	default:
 		return true;
 	}
+}
+
+static bool format_taken(const cli_cmd *cmd, enum report_format f)
+{
+	return !cmd->formats || (cmd->formats & (1u << f));
+}
+
+void cli_format_names(const cli_cmd *cmd, strbuf *b, const char *sep, bool help)
+{
+	int n = 0, total = 0;
+	for (int f = FMT_TEXT; f <= FMT_LAST; f++)
+		total += format_taken(cmd, (enum report_format)f);
+	for (int f = FMT_TEXT; f <= FMT_LAST; f++) {
+		if (!format_taken(cmd, (enum report_format)f))
+			continue;
+		if (n)
+			sb_adds(b, sep ? sep : n + 1 == total ? " or " : ", ");
+		sb_adds(b, report_format_name((enum report_format)f));
+		if (help && f == FMT_TEXT)
+			sb_adds(b, " (default)");
+		n++;
+	}
+}
+
+size_t cli_common_opts(const cli_cmd *cmd, cli_opt *out)
+{
+	size_t n = 0;
+	for (int i = 0; i < C_COUNT; i++)
+		if (common_taken(cmd->common, i))
+			out[n++] = common_opts[i];
+	return n;
 }
 
 bool color_parse(const char *s, enum color_mode *out)
@@ -75,26 +110,53 @@ int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
 	return -1;
 }
 
+/* Help rows: the option on the left, its help wrapped to 80 columns on
+ * the right (under the option when the option is wider than the column). */
+#define HELP_WIDTH 80
+#define HELP_LEFT 24
+
 static void help_row(FILE *out, const cli_opt *o)
 {
-	char left[64];
-	if (o->letter)
-		snprintf(left, sizeof left, "-%c, --%s%s%s", o->letter, o->name, o->value ? " " : "", o->value ? o->value : "");
-	else
-		snprintf(left, sizeof left, "    --%s%s%s", o->name, o->value ? " " : "", o->value ? o->value : "");
-	fprintf(out, "  %-22s %s\n", left, o->help ? o->help : "");
+	char left[96];
+	snprintf(left, sizeof left, "%s%c%s--%s%s%s", o->letter ? "-" : " ", o->letter ? o->letter : ' ',
+		 o->letter ? ", " : "  ", o->name, o->value ? " " : "", o->value ? o->value : "");
+	int col = fprintf(out, "  %s", left);
+	const char *h = o->help ? o->help : "";
+	if (col >= HELP_LEFT + 1 && *h) {
+		fputc('\n', out);
+		col = 0;
+	}
+	while (*h) {
+		fprintf(out, "%*s", HELP_LEFT + 1 - col, "");
+		/* as many words as fit */
+		size_t room = HELP_WIDTH - HELP_LEFT - 1, n = strlen(h);
+		if (n > room) {
+			n = room;
+			while (n > 0 && h[n] != ' ')
+				n--;
+			if (n == 0)
+				n = strcspn(h, " ");
+		}
+		fprintf(out, "%.*s\n", (int)n, h);
+		h += n;
+		while (*h == ' ')
+			h++;
+		col = 0;
+	}
+	if (!*(o->help ? o->help : ""))
+		fputc('\n', out);
 }
 
 void cli_help(const cli_cmd *cmd, FILE *out)
 {
 	fprintf(out, "usage: ncclog %s %s\n%s\n", cmd->name, cmd->synopsis, cmd->about);
 	for (int i = 0; i < C_COUNT; i++) {
-		if (!common_taken(cmd->common, i) || (!common_opts[i].help && i != C_FORMAT))
+		if (!common_taken(cmd->common, i) || (!common_opts[i].help && i != C_FORMAT) || i == C_HELP)
 			continue;
 		cli_opt o = common_opts[i];
 		strbuf names = { 0 };
 		if (i == C_FORMAT) {
-			report_format_names(&names);
+			cli_format_names(cmd, &names, NULL, true);
 			o.help = names.p;
 		}
 		help_row(out, &o);
@@ -102,6 +164,7 @@ void cli_help(const cli_cmd *cmd, FILE *out)
 	}
 	for (const cli_opt *o = cmd->opts; o && o->name; o++)
 		help_row(out, o);
+	help_row(out, &common_opts[C_HELP]);
 	if (cmd->epilog)
 		fprintf(out, "\n%s", cmd->epilog);
 }
@@ -109,33 +172,52 @@ void cli_help(const cli_cmd *cmd, FILE *out)
 /* The known long option closest to a misspelled one, for "did you mean". */
 static const char *nearest(const cli_cmd *cmd, const char *typed)
 {
-	const char *best = NULL;
-	size_t bestn = 0;
+	const char *names[C_COUNT + 64];
+	size_t n = 0;
 	for (int i = 0; i < C_COUNT; i++)
-		if (common_taken(cmd->common, i)) {
-			size_t k = 0;
-			while (typed[k] && typed[k] == common_opts[i].name[k])
-				k++;
-			if (k > bestn) {
-				bestn = k;
-				best = common_opts[i].name;
+		if (common_taken(cmd->common, i))
+			names[n++] = common_opts[i].name;
+	for (const cli_opt *o = cmd->opts; o && o->name && n < sizeof names / sizeof names[0]; o++)
+		names[n++] = o->name;
+	return nearest_word(typed, names, n);
+}
+
+/* "list or test", for errors. */
+static void sub_names(const cli_cmd *cmd, strbuf *b)
+{
+	size_t n = 0;
+	while (cmd->subcommands[n])
+		n++;
+	for (size_t i = 0; i < n; i++)
+		sb_printf(b, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", cmd->subcommands[i]);
+}
+
+/* The first operand as the subcommand. Returns 0, or 2 after saying why not. */
+static int take_subcommand(const cli_cmd *cmd, cli_args *a)
+{
+	strbuf names = { 0 };
+	sub_names(cmd, &names);
+	int rc = 2;
+	if (a->noperands == 0) {
+		cli_usage_error(cmd, "which subcommand: %s", names.p);
+	} else {
+		for (int i = 0; rc && cmd->subcommands[i]; i++)
+			if (strcmp(cmd->subcommands[i], a->operands[0]) == 0) {
+				a->sub = i;
+				a->operands++;
+				a->noperands--;
+				rc = 0;
 			}
-		}
-	for (const cli_opt *o = cmd->opts; o && o->name; o++) {
-		size_t k = 0;
-		while (typed[k] && typed[k] == o->name[k])
-			k++;
-		if (k > bestn) {
-			bestn = k;
-			best = o->name;
-		}
+		if (rc)
+			cli_usage_error(cmd, "unknown subcommand '%s' (%s)", a->operands[0], names.p);
 	}
-	return bestn >= 2 ? best : NULL;
+	sb_free(&names);
+	return rc;
 }
 
 int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_opt_fn fn, void *ctx, cli_args *a)
 {
-	*a = (cli_args){ .format = FMT_TEXT, .color = COLOR_AUTO };
+	*a = (cli_args){ .format = FMT_TEXT, .color = COLOR_AUTO, .sub = -1 };
 	size_t nown = 0;
 	while (cmd->opts && cmd->opts[nown].name)
 		nown++;
@@ -198,9 +280,9 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_opt_fn fn, void *ct
 			cli_help(cmd, stdout);
 			rc = 1;
 		} else if (id == 1000 + C_FORMAT) {
-			if (!report_format_parse(optarg, &a->format)) {
+			if (!report_format_parse(optarg, &a->format) || !format_taken(cmd, a->format)) {
 				strbuf names = { 0 };
-				report_format_names(&names);
+				cli_format_names(cmd, &names, NULL, false);
 				cli_usage_error(cmd, "unknown format '%s' (%s)", optarg, names.p);
 				sb_free(&names);
 				rc = 2;
@@ -224,6 +306,8 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_opt_fn fn, void *ct
 		/* getopt moved the operands behind the options, "--" kept them apart */
 		a->noperands = (size_t)(argc - optind);
 		a->operands = argv + optind;
+		if (cmd->subcommands)
+			rc = take_subcommand(cmd, a);
 	}
 	free(lo);
 	sb_free(&shorts);

@@ -29,7 +29,9 @@ typedef struct cli_opt {
 	const char *help;
 } cli_opt;
 
-/* What a command is, for its help and its errors. */
+/* What a command is, for its help, its errors and its completions.
+ * Placeholders say what a value is: FMT, WHEN, SEV, ID, FILE, PATH and DIR
+ * are completed by the shells (see `ncclog completions`). */
 typedef struct cli_cmd {
 	const char *name;     /* "analyze" */
 	const char *synopsis; /* "[OPTIONS] [FILE...]" */
@@ -37,6 +39,9 @@ typedef struct cli_cmd {
 	unsigned common;      /* COMMON_* */
 	const cli_opt *opts;  /* its own, NULL-name terminated (may be NULL) */
 	const char *epilog;   /* printed after the options, or NULL */
+	unsigned formats;     /* with COMMON_FORMAT, the formats it writes (1u << FMT_*); 0: all */
+	const char *const *subcommands; /* the words its first operand must be, NULL-terminated, or NULL */
+	const char *operands; /* what its operands are ("FILE", "ID"), NULL for none */
 } cli_cmd;
 
 /* The common options' values, and the operands. */
@@ -46,8 +51,9 @@ typedef struct cli_args {
 	char **rules;
 	size_t nrules;
 	bool verbose;
-	char **operands;
+	char **operands;      /* after the subcommand, when there is one */
 	size_t noperands;
+	int sub;              /* index of the subcommand in cmd->subcommands, or -1 */
 } cli_args;
 
 /* Called for each of the command's own options, with its index in opts
@@ -57,13 +63,22 @@ typedef int (*cli_opt_fn)(void *ctx, int opt, const char *value);
 
 /* Parses argv[1..argc) for cmd. Returns 0 when the command should run,
  * 1 when --help was printed (exit 0), 2 after one line of bad usage on
- * stderr (exit 2). Free a with cli_args_free. */
+ * stderr (exit 2). A command with subcommands gets the first operand
+ * checked against them. Free a with cli_args_free. */
 int cli_parse(const cli_cmd *cmd, int argc, char **argv, cli_opt_fn fn, void *ctx, cli_args *a);
 void cli_args_free(cli_args *a);
 /* The help of cmd, to out. */
 void cli_help(const cli_cmd *cmd, FILE *out);
 /* "ncclog: CMD: msg (see ncclog CMD --help)" on stderr; returns -1. */
 int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The common option rows cmd takes, in help order, to out (at most
+ * CLI_NCOMMON); returns how many. */
+#define CLI_NCOMMON 8
+size_t cli_common_opts(const cli_cmd *cmd, cli_opt *out);
+/* Appends the formats cmd writes to b: "text json markdown" (sep " "), or
+ * "text, json or markdown" (sep NULL), with " (default)" after text for help. */
+void cli_format_names(const cli_cmd *cmd, strbuf *b, const char *sep, bool help);
 
 bool color_parse(const char *s, enum color_mode *out);
 /* Colour for a stream: never under NO_COLOR (unless forced), auto on a tty. */

@@ -1,7 +1,6 @@
 /* ncclog redact: a copy of the logs that can be shared, with the same
  * diagnosis as the original. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,30 +12,36 @@
 #include "commands.h"
 #include "../ingest/input.h"
 
-static const char usage[] =
-	"usage: ncclog redact [OPTIONS] [FILE...]\n"
-	"Writes a copy of the logs (plain, .gz or .zst; no FILE or \"-\": standard input) with\n"
-	"every identifier replaced by a pseudonym that is consistent within the run: host\n"
-	"names (learned from NCCL's prefix, MASTER_ADDR, URLs, c10d and Slurm messages, node\n"
-	"lists, ...; then found anywhere, with their FQDN and -suffix forms), domains, IPv4\n"
-	"and IPv6 addresses (also spelled in cloud host names), users in home paths, ~user,\n"
-	"e-mail addresses and URLs, shared file system directories, Kubernetes namespaces,\n"
-	"pids, pointers and commIds. Values of *TOKEN*, *SECRET*, *PASSWORD*, *KEY* keys,\n"
-	"URL passwords and token-shaped strings become <redacted>. Addresses keep their\n"
-	"subnets, and loopback, link-local and docker-bridge addresses stay in their ranges;\n"
-	"interface names, ports, ranks, versions, times and NCCL_* values are kept, so\n"
-	"`ncclog analyze` of the copy gives the same findings.\n"
-	"\n"
-	"  -o, --output-dir DIR  one redacted file per input in DIR (created if needed), its\n"
-	"                        name redacted too; default: all inputs to standard output\n"
-	"      --color WHEN      auto, always or never: accepted for symmetry, the copy is\n"
-	"                        never coloured (control bytes are escaped on a terminal)\n"
-	"  -h, --help            this help\n"
-	"\n"
-	"NCCLOG_REDACT_KEY=SECRET gives the same pseudonyms in every run with that key.\n"
-	"Standard input and FIFOs are read once: a host name shows until it is learned.\n"
-	"\n"
-	"exit status: 0 success, 2 bad usage or an unreadable input or output\n";
+enum { O_OUTPUT_DIR };
+static const cli_opt opts[] = {
+	[O_OUTPUT_DIR] = { "output-dir", 'o', "DIR", "one redacted file per input in DIR (created if needed), its "
+						     "name redacted too; default: all inputs to standard output" },
+	{ NULL, 0, NULL, NULL },
+};
+
+const cli_cmd redact_cmd = {
+	.name = "redact",
+	.synopsis = "[OPTIONS] [FILE...]",
+	.about = "Writes a copy of the logs (plain, .gz or .zst; no FILE or \"-\": standard input) with\n"
+		 "every identifier replaced by a pseudonym that is consistent within the run: host\n"
+		 "names (learned from NCCL's prefix, MASTER_ADDR, URLs, c10d and Slurm messages, node\n"
+		 "lists, ...; then found anywhere, with their FQDN and -suffix forms), domains, IPv4\n"
+		 "and IPv6 addresses (also spelled in cloud host names), users in home paths, ~user,\n"
+		 "e-mail addresses and URLs, shared file system directories, Kubernetes namespaces,\n"
+		 "pids, pointers and commIds. Values of *TOKEN*, *SECRET*, *PASSWORD*, *KEY* keys,\n"
+		 "URL passwords and token-shaped strings become <redacted>. Addresses keep their\n"
+		 "subnets, and loopback, link-local and docker-bridge addresses stay in their ranges;\n"
+		 "interface names, ports, ranks, versions, times and NCCL_* values are kept, so\n"
+		 "`ncclog analyze` of the copy gives the same findings. The copy is never coloured\n"
+		 "(--color is accepted for symmetry); on a terminal its control bytes are escaped.\n",
+	.common = COMMON_COLOR,
+	.opts = opts,
+	.epilog = "NCCLOG_REDACT_KEY=SECRET gives the same pseudonyms in every run with that key.\n"
+		  "Standard input and FIFOs are read once: a host name shows until it is learned.\n"
+		  "\n"
+		  "exit status: 0 success, 2 bad usage or an unreadable input or output\n",
+	.operands = "FILE",
+};
 
 typedef struct sink {
 	FILE *f;
@@ -155,61 +160,43 @@ static int redact_one(redactor *rd, const char *path, const char *dir, char ***n
 	return rc;
 }
 
+static int on_opt(void *ctx, int opt, const char *value)
+{
+	if (opt == O_OUTPUT_DIR)
+		*(const char **)ctx = value;
+	return 0;
+}
+
 int cmd_redact(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output-dir", required_argument, NULL, 'o' },
-		{ "color", required_argument, NULL, 'c' },
-		{ "colour", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *dir = NULL;
-	enum color_mode cm;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			dir = optarg;
-			break;
-		case 'c':
-			if (!color_parse(optarg, &cm)) {
-				cli_error("redact: --color takes auto, always or never");
-				return 2;
-			}
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			if (optopt)
-				cli_error("redact: option -%c needs a value or is unknown (see ncclog redact --help)", optopt);
-			else
-				cli_error("redact: unknown option '%s' (see ncclog redact --help)", argv[optind - 1]);
-			return 2;
-		}
+	cli_args ca;
+	int rc = cli_parse(&redact_cmd, argc, argv, on_opt, &dir, &ca);
+	if (rc) {
+		cli_args_free(&ca);
+		return rc == 1 ? 0 : 2;
 	}
 	if (dir && mkdir(dir, 0777) != 0 && errno != EEXIST) {
 		cli_error("%s: %s", dir, strerror(errno));
+		cli_args_free(&ca);
 		return 2;
 	}
 	redactor rd;
 	redact_init(&rd, getenv("NCCLOG_REDACT_KEY"));
-	int nfiles = argc - optind, status = 0;
+	char **files = ca.operands;
+	int nfiles = (int)ca.noperands, status = 0;
 	/* the first pass: every host name and pid is known before the first line is written */
 	strbuf err = { 0 };
 	for (int i = 0; i < nfiles; i++)
-		if (strcmp(argv[optind + i], "-") != 0)
-			input_learn(argv[optind + i], &rd, &err);
+		if (strcmp(files[i], "-") != 0)
+			input_learn(files[i], &rd, &err);
 	sb_free(&err);
 	char **names = NULL;
 	size_t nnames = 0, cap = 0;
 	for (int i = 0; i < (nfiles ? nfiles : 1); i++) {
-		int rc = redact_one(&rd, nfiles ? argv[optind + i] : "-", dir, &names, &nnames, &cap);
-		if (rc)
-			status = rc;
+		int one = redact_one(&rd, nfiles ? files[i] : "-", dir, &names, &nnames, &cap);
+		if (one)
+			status = one;
 	}
 	if (!dir && fflush(stdout) != 0) {
 		cli_error("standard output: cannot write the redacted copy");
@@ -219,5 +206,6 @@ int cmd_redact(int argc, char **argv)
 		free(names[i]);
 	free(names);
 	redact_free(&rd);
+	cli_args_free(&ca);
 	return status;
 }

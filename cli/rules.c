@@ -1,7 +1,6 @@
 /* ncclog rules list|test: what the loaded rules are, and whether each one
  * matches its own sample lines the way analyze would run it (in the style
  * of fail2ban's filter tests). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,23 +12,32 @@
 #include "commands.h"
 #include "../ingest/setup.h"
 
-static const char usage[] =
-	"usage: ncclog rules list [--rules PATH]...\n"
-	"       ncclog rules test [OPTIONS] [FILE...]\n"
-	"list: every loaded rule (shipped, then $XDG_CONFIG_HOME/ncclog/rules.d, then --rules):\n"
-	"      id, gate literals, what it emits, file:line.\n"
-	"test: runs every sample line of the rules in FILE (no FILE: the shipped and user\n"
-	"      rules) through the gate and the patterns, as analyze does, and reports which\n"
-	"      rule matched with which captures. A sample fails when its own rule does not\n"
-	"      match it; a rule fails when it has no sample.\n"
-	"\n"
-	"      --rules PATH     load an extra rule file or directory first (repeatable)\n"
-	"  -q, --quiet          test: print failures and the total only\n"
-	"      --color WHEN     auto (default), always or never; NO_COLOR is honoured\n"
-	"  -h, --help           this help\n"
-	"\n"
-	"exit status: 0 all samples pass, 1 a sample or rule failed, 2 bad usage or an\n"
-	"             invalid rule file\n";
+enum { O_QUIET };
+static const cli_opt opts_table[] = {
+	[O_QUIET] = { "quiet", 'q', NULL, "test: print failures and the total only" },
+	{ NULL, 0, NULL, NULL },
+};
+
+static const char *const subcommands[] = { "list", "test", NULL };
+
+const cli_cmd rules_cmd = {
+	.name = "rules",
+	.synopsis = "list [OPTIONS]\n       ncclog rules test [OPTIONS] [FILE...]",
+	.about = "list: every loaded rule (shipped, then $XDG_CONFIG_HOME/ncclog/rules.d, then --rules):\n"
+		 "      id, gate literals, what it emits, file:line.\n"
+		 "test: runs every sample line of the rules in FILE (no FILE: the shipped and user\n"
+		 "      rules) through the gate and the patterns, as analyze does, and reports which\n"
+		 "      rule matched with which captures. A sample fails when its own rule does not\n"
+		 "      match it; a rule fails when it has no sample. FILE may be one that loads\n"
+		 "      anyway (under rules.d): its rules are loaded once, and tested.\n",
+	.common = COMMON_COLOR | COMMON_RULES,
+	.opts = opts_table,
+	.epilog = "The keys of a rule file and the tags: rules/README.md, and ncclog(1).\n"
+		  "exit status: 0 all samples pass, 1 a sample or rule failed, 2 bad usage or an\n"
+		  "             invalid rule file\n",
+	.subcommands = subcommands,
+	.operands = "FILE",
+};
 
 typedef struct opts {
 	bool quiet, color;
@@ -120,20 +128,28 @@ static void print_captures(const match *m)
 	}
 }
 
+/* Whether file is dir, or lies under it. */
+static bool file_under(const char *file, const char *dir)
+{
+	size_t n = strlen(dir);
+	return strncmp(file, dir, n) == 0 && (file[n] == '\0' || file[n] == '/' || (n && dir[n - 1] == '/'));
+}
+
 /* Tests the rules whose file is under one of paths (all when npaths is 0). */
 static int rules_test(setup *s, const opts *o, char **paths, size_t npaths)
 {
 	size_t nrules = 0, nsamples = 0, bad = 0;
 	const char *ok = paint(o, "\033[32m"), *fail = paint(o, "\033[1;31m"), *off = paint(o, "\033[0m");
+	/* the files under test by their real paths, as the set keeps them */
+	char **real = xcalloc(npaths + 1, sizeof *real);
+	for (size_t p = 0; p < npaths; p++)
+		if (!(real[p] = realpath(paths[p], NULL)))
+			real[p] = xstrdup(paths[p]);
 	for (size_t i = 0; i < s->rs.n; i++) {
 		const rule *r = &s->rs.v[i];
 		bool mine = npaths == 0;
-		strbuf shown = { 0 }; /* rule locations hold the escaped file name */
-		for (size_t p = 0; p < npaths && !mine; p++) {
-			const char *path = escape_name(&shown, paths[p]);
-			mine = strncmp(r->src, path, shown.n) == 0;
-		}
-		sb_free(&shown);
+		for (size_t p = 0; p < npaths && !mine; p++)
+			mine = file_under(s->rs.files[r->file], real[p]);
 		if (!mine)
 			continue;
 		nrules++;
@@ -173,6 +189,9 @@ static int rules_test(setup *s, const opts *o, char **paths, size_t npaths)
 						printf("       also %s (%s)\n", s->rs.v[h.ri[j]].id, s->rs.v[h.ri[j]].src);
 		}
 	}
+	for (size_t p = 0; p < npaths; p++)
+		free(real[p]);
+	free(real);
 	if (npaths && !nrules) {
 		cli_error("rules test: no rule loaded from %s", paths[0]);
 		return 2;
@@ -181,68 +200,38 @@ static int rules_test(setup *s, const opts *o, char **paths, size_t npaths)
 	return bad ? 1 : 0;
 }
 
+static int on_opt(void *ctx, int opt, const char *value)
+{
+	(void)value;
+	if (opt == O_QUIET)
+		((opts *)ctx)->quiet = true;
+	return 0;
+}
+
 int cmd_rules(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "rules", required_argument, NULL, 'r' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "color", required_argument, NULL, 'c' },
-		{ "colour", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-		fputs(usage, argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	const char *sub = argv[1];
-	bool list = strcmp(sub, "list") == 0, test = strcmp(sub, "test") == 0;
-	if (!list && !test) {
-		cli_error("rules: unknown subcommand '%s' (list or test)", sub);
-		return 2;
-	}
 	opts o = { 0 };
-	o.extra = xcalloc((size_t)argc + 1, sizeof *o.extra);
-	enum color_mode cm = COLOR_AUTO;
-	int c, rc = 0;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc - 1, argv + 1, "+qh", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			o.extra[o.nextra++] = optarg;
-			break;
-		case 'q':
-			o.quiet = true;
-			break;
-		case 'c':
-			if (!color_parse(optarg, &cm)) {
-				cli_error("rules: --color takes auto, always or never");
-				free(o.extra);
-				return 2;
-			}
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			free(o.extra);
-			return 0;
-		default:
-			cli_error("rules: unknown option '%s' (see ncclog rules --help)", argv[optind]);
-			free(o.extra);
-			return 2;
-		}
+	cli_args ca;
+	int rc = cli_parse(&rules_cmd, argc, argv, on_opt, &o, &ca);
+	if (rc) {
+		cli_args_free(&ca);
+		return rc == 1 ? 0 : 2;
 	}
-	char **files = argv + 1 + optind;
-	size_t nfiles = (size_t)(argc - 1 - optind);
+	bool list = ca.sub == 0;
+	char **files = ca.operands;
+	size_t nfiles = ca.noperands;
 	if (list && nfiles) {
-		cli_error("rules list: takes no FILE (use --rules PATH)");
-		free(o.extra);
+		cli_usage_error(&rules_cmd, "list takes no FILE (use --rules PATH)");
+		cli_args_free(&ca);
 		return 2;
 	}
 	/* the files under test load last, like --rules, after all the others */
+	o.extra = xcalloc(ca.nrules + nfiles + 1, sizeof *o.extra);
+	for (size_t i = 0; i < ca.nrules; i++)
+		o.extra[o.nextra++] = ca.rules[i];
 	for (size_t i = 0; i < nfiles; i++)
 		o.extra[o.nextra++] = files[i];
-	o.color = color_enabled(cm, STDOUT_FILENO);
+	o.color = color_enabled(ca.color, STDOUT_FILENO);
 	setup s;
 	strbuf err = { 0 };
 	if (setup_load(&s, o.extra, o.nextra, &err) != 0) {
@@ -254,5 +243,6 @@ int cmd_rules(int argc, char **argv)
 	setup_free(&s);
 	sb_free(&err);
 	free(o.extra);
+	cli_args_free(&ca);
 	return rc;
 }

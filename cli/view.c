@@ -1,6 +1,5 @@
 /* ncclog view: the per-rank timeline over finished logs. The logs go
  * through the same pipeline and checks as analyze; the TUI only draws. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,21 +14,20 @@
 #include "../tui/view.h"
 #include "commands.h"
 
-static const char usage[] =
-	"usage: ncclog view [OPTIONS] [FILE...]\n"
-	"Shows every rank of the job as a row on one screen, grouped by host: how far each got,\n"
-	"where each stopped, with the findings of analyze and the raw lines behind them.\n"
-	"FILE \"-\" or none: standard input (kept in a temporary spool to be read back). Logs may\n"
-	"be compressed; PyTorch Flight Recorder dumps may come beside them, in any order.\n"
-	"\n"
-	"      --color WHEN     auto (default), always or never; NO_COLOR is honoured\n"
-	"      --rules PATH     extra rule file or directory (repeatable)\n"
-	"  -h, --help           this help\n"
-	"\n"
-	"keys: j/k move, Tab pane, Enter open, / regex search of every raw line, n/N next match,\n"
-	"Left/Right scroll, \\ filter (hosts, ranks, severity), e/w errors/warnings, ? help, q quit\n"
-	"The screen needs 40x12 at least; 80x24 and up shows the whole legend.\n"
-	"exit status: 0, or 2 for bad usage, unreadable input or no terminal\n";
+const cli_cmd view_cmd = {
+	.name = "view",
+	.synopsis = "[OPTIONS] [FILE...]",
+	.about = "Shows every rank of the job as a row on one screen, grouped by host: how far each got,\n"
+		 "where each stopped, with the findings of analyze and the raw lines behind them.\n"
+		 "FILE \"-\" or none: standard input (kept in a temporary spool to be read back). Logs may\n"
+		 "be compressed; PyTorch Flight Recorder dumps may come beside them, in any order.\n",
+	.common = COMMON_COLOR | COMMON_RULES,
+	.epilog = "keys: j/k move, Tab pane, Enter open, / regex search of every raw line, n/N next match,\n"
+		  "Left/Right scroll, \\ filter (hosts, ranks, severity), e/w errors/warnings, ? help, q quit\n"
+		  "The screen needs 40x12 at least; 80x24 and up shows the whole legend.\n"
+		  "exit status: 0, or 2 for bad usage, unreadable input or no terminal\n",
+	.operands = "FILE",
+};
 
 typedef struct progress {
 	term *t;
@@ -59,53 +57,39 @@ static bool on_progress(void *ctx, uint64_t done, uint64_t total, const char *na
 	return true;
 }
 
+static int view_run(const cli_args *ca);
+
+static int no_opts(void *ctx, int opt, const char *value)
+{
+	(void)ctx, (void)opt, (void)value;
+	return 0;
+}
+
 int cmd_view(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "color", required_argument, NULL, 'c' },
-		{ "colour", required_argument, NULL, 'c' },
-		{ "rules", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	enum color_mode cm = COLOR_AUTO;
-	char **extra = xcalloc((size_t)argc, sizeof *extra);
-	size_t nextra = 0;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			if (!color_parse(optarg, &cm)) {
-				cli_error("view: --color takes auto, always or never");
-				free(extra);
-				return 2;
-			}
-			break;
-		case 'r':
-			extra[nextra++] = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			free(extra);
-			return 0;
-		default:
-			if (optopt)
-				cli_error("view: option -%c needs a value or is unknown (see ncclog view --help)", optopt);
-			else
-				cli_error("view: unknown option '%s' (see ncclog view --help)", argv[optind - 1]);
-			free(extra);
-			return 2;
-		}
+	cli_args ca;
+	int rc = cli_parse(&view_cmd, argc, argv, no_opts, NULL, &ca);
+	if (rc) {
+		cli_args_free(&ca);
+		return rc == 1 ? 0 : 2;
 	}
-	int nfiles = argc - optind;
-	char **paths = argv + optind;
+	int status = view_run(&ca);
+	cli_args_free(&ca);
+	return status;
+}
+
+/* The viewer over the parsed command line; returns the exit status. */
+static int view_run(const cli_args *ca)
+{
+	enum color_mode cm = ca->color;
+	char **extra = ca->rules;
+	size_t nextra = ca->nrules;
+	int nfiles = (int)ca->noperands;
+	char **paths = ca->operands;
 	static char *dash[] = { "-" };
 	if (nfiles == 0) {
 		if (isatty(STDIN_FILENO)) {
-			cli_error("view: no FILE, and standard input is a terminal (name files, or pipe a log in)");
-			free(extra);
+			cli_usage_error(&view_cmd, "no FILE, and standard input is a terminal (name files, or pipe a log in)");
 			return 2;
 		}
 		paths = dash;
@@ -115,8 +99,7 @@ int cmd_view(int argc, char **argv)
 	for (int i = 0; i < nfiles; i++)
 		nstdin += strcmp(paths[i], "-") == 0;
 	if (nstdin > 1) {
-		cli_error("view: standard input (-) named %d times", nstdin);
-		free(extra);
+		cli_usage_error(&view_cmd, "standard input (-) named %d times", nstdin);
 		return 2;
 	}
 	/* unreadable inputs are reported before the screen is taken over */
@@ -134,7 +117,6 @@ int cmd_view(int argc, char **argv)
 		}
 		sb_free(&loaderr);
 		free(good);
-		free(extra);
 		return 2;
 	}
 	setup s;
@@ -142,7 +124,6 @@ int cmd_view(int argc, char **argv)
 	if (setup_load_or_report(&s, extra, nextra) != 0) {
 		sb_free(&loaderr);
 		free(good);
-		free(extra);
 		return 2;
 	}
 	/* colour is decided on the terminal the viewer draws on */
@@ -154,7 +135,6 @@ int cmd_view(int argc, char **argv)
 		sb_free(&loaderr);
 		setup_free(&s);
 		free(good);
-		free(extra);
 		return 2;
 	}
 	model m;
@@ -209,6 +189,5 @@ int cmd_view(int argc, char **argv)
 	sb_free(&err);
 	sb_free(&loaderr);
 	free(good);
-	free(extra);
 	return nread == 0 ? 2 : status;
 }

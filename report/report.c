@@ -35,13 +35,6 @@ bool report_format_parse(const char *s, enum report_format *out)
 	return false;
 }
 
-void report_format_names(strbuf *b)
-{
-	for (size_t i = 0; i < NFORMATS; i++)
-		sb_printf(b, "%s%s%s", formats[i].name, i == 0 ? " (default)" : "",
-			  i + 2 < NFORMATS ? ", " : i + 1 < NFORMATS ? " or " : "");
-}
-
 const char *report_format_name(enum report_format f)
 {
 	for (size_t i = 0; i < NFORMATS; i++)

@@ -46,8 +46,6 @@ void verdict_free(verdict *v);
 int report_write(FILE *out, const model *m, const report_opts *o);
 /* A format by its name or alias ("md"); false when there is none. */
 bool report_format_parse(const char *s, enum report_format *out);
-/* Appends "text (default), json or markdown", for help and errors. */
-void report_format_names(strbuf *b);
 const char *report_format_name(enum report_format f);
 
 /* The renderers behind report_write. */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../util/fileio.h"
+#include "../util/nearest.h"
 
 bool severity_parse(const char *s, enum severity *out)
 {
@@ -264,37 +265,12 @@ const catentry *catalog_find(const catalog *c, const char *id)
 	return NULL;
 }
 
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	if (la > 64 || lb > 64)
-		return 64;
-	size_t row[65];
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t prev = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cur = row[j];
-			size_t best = prev + (a[i - 1] != b[j - 1]);
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			prev = cur;
-		}
-	}
-	return row[lb];
-}
-
 const char *catalog_nearest(const catalog *c, const char *id)
 {
 	const char *best = NULL;
 	size_t bd = (size_t)-1;
 	for (size_t i = 0; i < c->n; i++) {
-		size_t d = edit_distance(id, c->v[i].id);
+		size_t d = nearest_distance(id, c->v[i].id);
 		if (strstr(c->v[i].id, id))
 			d = d / 2;
 		if (d < bd) {

@@ -62,7 +62,9 @@ size_t jsonpos_elements(const char *text, const char *key, size_t *offs, size_t 
 	return n;
 }
 
-size_t jsonpos_field(const char *text, size_t obj, const char *key)
+/* The offsets of "key" and of its value in the object at obj; false when
+ * the object has no such key. */
+static bool find_key(const char *text, size_t obj, const char *key, size_t *at, size_t *value)
 {
 	int depth = 0;
 	size_t klen = strlen(key);
@@ -70,11 +72,16 @@ size_t jsonpos_field(const char *text, size_t obj, const char *key)
 		char c = text[i];
 		if (c == '"') {
 			size_t end = skip_string(text, i);
-			if (depth == 1 && end - i == klen + 2 && memcmp(text + i + 1, key, klen) == 0) {
-				size_t j = end;
-				while (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r' || text[j] == ':')
+			size_t j = end;
+			while (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r')
+				j++;
+			/* a key, not a value that reads the same */
+			if (depth == 1 && text[j] == ':' && end - i == klen + 2 && memcmp(text + i + 1, key, klen) == 0) {
+				for (j++; text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r';)
 					j++;
-				return j;
+				*at = i;
+				*value = j;
+				return true;
 			}
 			i = end - 1;
 		} else if (c == '{' || c == '[') {
@@ -84,7 +91,19 @@ size_t jsonpos_field(const char *text, size_t obj, const char *key)
 				break;
 		}
 	}
-	return obj;
+	return false;
+}
+
+size_t jsonpos_field(const char *text, size_t obj, const char *key)
+{
+	size_t at, value;
+	return find_key(text, obj, key, &at, &value) ? value : obj;
+}
+
+size_t jsonpos_key(const char *text, size_t obj, const char *key)
+{
+	size_t at, value;
+	return find_key(text, obj, key, &at, &value) ? at : obj;
 }
 
 size_t jsonpos_string_byte(const char *text, size_t off, size_t idx)

@@ -12,6 +12,8 @@ void jsonpos_linecol(const char *text, size_t off, int *line, int *col);
 size_t jsonpos_elements(const char *text, const char *key, size_t *offs, size_t max);
 /* Offset of the value of "key" inside the object that starts at obj, or obj. */
 size_t jsonpos_field(const char *text, size_t obj, const char *key);
+/* Offset of "key" itself (its opening quote) inside that object, or obj. */
+size_t jsonpos_key(const char *text, size_t obj, const char *key);
 /* Offset in the JSON text of the decoded byte `idx` of the string value at off. */
 size_t jsonpos_string_byte(const char *text, size_t off, size_t idx);
 

@@ -10,6 +10,7 @@
 
 #include "../util/escape.h"
 #include "../util/fileio.h"
+#include "../util/nearest.h"
 
 /* Bounds a pathological pattern on a hostile line: a few ms at worst. */
 #define MATCH_LIMIT 200000
@@ -59,11 +60,17 @@ void ruleset_free(ruleset *rs)
 	free(rs->cand);
 	free(rs->stamp);
 	sb_free(&rs->notes);
+	for (size_t i = 0; i < rs->nfiles && !rs->clone; i++)
+		free(rs->files[i]);
+	if (!rs->clone)
+		free(rs->files);
 	*rs = (ruleset){ 0 };
 }
 
 typedef struct loadctx {
 	const char *path, *text;
+	int file;   /* index in the set's files */
+	size_t index; /* of the rule in its file, from 0 */
 	size_t obj; /* offset of the rule object being loaded */
 	strbuf *err;
 	size_t line_off; /* the rules come in order: lines counted up to here */
@@ -211,15 +218,102 @@ static int tag_index(const ruleset *rs, const char *name)
 	return -1;
 }
 
+/* The keys of a rule file (rules/README.md documents each): a string, or
+ * a string or a list of strings. */
+enum keytype { K_STRING, K_STRINGS };
+static const struct rulekey {
+	const char *name;
+	enum keytype type;
+} rule_keys[] = {
+	{ "id", K_STRING },	  { "gate", K_STRINGS },   { "pattern", K_STRING }, { "finding", K_STRING },
+	{ "tag", K_STRING },	  { "title", K_STRING },   { "severity", K_STRING }, { "message", K_STRING },
+	{ "hint", K_STRING },	  { "fold", K_STRING },	   { "site", K_STRING },    { "level", K_STRING },
+	{ "samples", K_STRINGS }, { "comment", K_STRINGS },
+};
+#define NRULE_KEYS (sizeof rule_keys / sizeof rule_keys[0])
+static const char *const top_keys[] = { "rules", "comment" };
+
+static bool strings_ok(const cJSON *v, enum keytype t)
+{
+	if (cJSON_IsString(v))
+		return true;
+	if (t != K_STRINGS || !cJSON_IsArray(v))
+		return false;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, v) {
+		if (!cJSON_IsString(e))
+			return false;
+	}
+	return true;
+}
+
+/* Says an unknown or doubled key of the object at lc->obj, with the
+ * nearest known one; `where` names the object. */
+static int fail_key(loadctx *lc, const char *where, const char *key, const char *const *known, size_t n, bool twice)
+{
+	char what[256];
+	const char *near = twice ? NULL : nearest_word(key, known, n);
+	strbuf shown = { 0 };
+	escape_name(&shown, key);
+	if (twice)
+		snprintf(what, sizeof what, "%s: the key \"%s\" is given twice", where, shown.p);
+	else if (near)
+		snprintf(what, sizeof what, "%s: unknown key \"%s\"; did you mean \"%s\"?", where, shown.p, near);
+	else
+		snprintf(what, sizeof what, "%s: unknown key \"%s\" (see rules/README.md for the keys of a rule)", where,
+			 shown.p);
+	sb_free(&shown);
+	return fail_at(lc, jsonpos_key(lc->text, lc->obj, key), what, NULL);
+}
+
+/* Every key of a rule is known, given once and of its type. */
+static int check_keys(loadctx *lc, const cJSON *o)
+{
+	const char *names[NRULE_KEYS];
+	for (size_t i = 0; i < NRULE_KEYS; i++)
+		names[i] = rule_keys[i].name;
+	/* the rule by its id, else by its place in the file */
+	const cJSON *idv = cJSON_GetObjectItemCaseSensitive(o, "id");
+	char where[96];
+	if (cJSON_IsString(idv)) {
+		strbuf shown = { 0 };
+		snprintf(where, sizeof where, "rule \"%.60s\"", escape_name(&shown, idv->valuestring));
+		sb_free(&shown);
+	} else {
+		snprintf(where, sizeof where, "rule %zu", lc->index + 1);
+	}
+	const cJSON *kv;
+	cJSON_ArrayForEach(kv, o) {
+		size_t k = 0;
+		while (k < NRULE_KEYS && strcmp(rule_keys[k].name, kv->string) != 0)
+			k++;
+		if (k == NRULE_KEYS)
+			return fail_key(lc, where, kv->string, names, NRULE_KEYS, false);
+		for (const cJSON *before = o->child; before != kv; before = before->next)
+			if (strcmp(before->string, kv->string) == 0)
+				return fail_key(lc, where, kv->string, names, NRULE_KEYS, true);
+		if (!strings_ok(kv, rule_keys[k].type)) {
+			char what[160];
+			snprintf(what, sizeof what, "%s: \"%s\" must be %s", where, kv->string,
+				 rule_keys[k].type == K_STRING ? "a string" : "a string or a list of strings");
+			return fail_at(lc, jsonpos_field(lc->text, lc->obj, kv->string), what, NULL);
+		}
+	}
+	return 0;
+}
+
 static int load_rule(ruleset *rs, loadctx *lc, const cJSON *o)
 {
 	if (!cJSON_IsObject(o))
 		return fail_at(lc, lc->obj, "a rule must be an object", NULL);
 	rule r = { 0 };
 	r.tag = -1;
+	if (check_keys(lc, o) != 0)
+		return -1;
 	strbuf src = { 0 };
 	sb_printf(&src, "%s:%d", lc->path, rule_line(lc));
 	r.src = sb_take(&src);
+	r.file = lc->file;
 	r.id = opt_string(o, "id");
 	char *pat = opt_string(o, "pattern");
 	char *tag = opt_string(o, "tag");
@@ -314,15 +408,37 @@ out:
 	return rc;
 }
 
+/* Whether path is a file the set has loaded; if not, it is now one. */
+static bool already_loaded(ruleset *rs, const char *path, int *index)
+{
+	char *real = realpath(path, NULL);
+	if (!real)
+		real = xstrdup(path);
+	for (size_t i = 0; i < rs->nfiles; i++)
+		if (strcmp(rs->files[i], real) == 0) {
+			free(real);
+			return true;
+		}
+	grow(&rs->files, &rs->filescap, rs->nfiles, sizeof *rs->files);
+	*index = (int)rs->nfiles;
+	rs->files[rs->nfiles++] = real;
+	return false;
+}
+
 static int load_file(ruleset *rs, const char *path, strbuf *err)
 {
+	/* a user rule named again (rules test ~/.config/ncclog/rules.d/x.json),
+	 * or a file given twice: its rules are there already */
+	int file;
+	if (already_loaded(rs, path, &file))
+		return 0;
 	char *text;
 	size_t len;
 	if (file_slurp_regular(path, &text, &len, err) != 0)
 		return -1;
 	/* the name rule locations and messages show: never a raw control byte */
 	strbuf shown = { 0 };
-	loadctx lc = { escape_name(&shown, path), text, 0, err, 0, 0 };
+	loadctx lc = { .path = escape_name(&shown, path), .text = text, .file = file, .err = err };
 	cJSON *doc = cJSON_ParseWithLength(text, len);
 	int rc = 0;
 	if (!doc) {
@@ -333,7 +449,15 @@ static int load_file(ruleset *rs, const char *path, strbuf *err)
 		return rc;
 	}
 	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(doc, "rules");
-	if (!cJSON_IsArray(arr)) {
+	const cJSON *kv;
+	if (cJSON_IsObject(doc))
+		cJSON_ArrayForEach(kv, doc) {
+			if (rc == 0 && strcmp(kv->string, "rules") != 0 && strcmp(kv->string, "comment") != 0)
+				rc = fail_key(&lc, "the file", kv->string, top_keys, 2, false);
+		}
+	if (rc != 0) {
+		/* said */
+	} else if (!cJSON_IsArray(arr)) {
 		rc = fail_at(&lc, 0, "expected an object with a \"rules\" array", NULL);
 	} else {
 		size_t cnt = (size_t)cJSON_GetArraySize(arr);
@@ -343,6 +467,7 @@ static int load_file(ruleset *rs, const char *path, strbuf *err)
 		const cJSON *o;
 		cJSON_ArrayForEach(o, arr) {
 			lc.obj = k < noffs ? offs[k] : 0;
+			lc.index = k;
 			if ((rc = load_rule(rs, &lc, o)) != 0)
 				break;
 			k++;

@@ -17,6 +17,7 @@
 typedef struct rule {
 	char *id;
 	char *src;          /* "file:line" where it is defined */
+	int file;           /* its file in the set's files */
 	char **gates;
 	size_t ngates;
 	pcre2_code *re;
@@ -63,6 +64,8 @@ typedef struct ruleset {
 	unsigned gen;
 	strbuf notes;       /* run-time notes (a rule disabled), for the caller */
 	bool clone;         /* shares the compiled rules and gate of another set */
+	char **files;       /* the files loaded, by real path: each is loaded once */
+	size_t nfiles, filescap;
 } ruleset;
 
 /* The outcome of one gate scan, kept while a line waits (reassembly). */
@@ -76,8 +79,11 @@ typedef struct gatehits {
 
 void ruleset_init(ruleset *rs, const catalog *cat, const char *const *tags);
 void ruleset_free(ruleset *rs);
-/* Loads one rule file, or every *.json in a directory (sorted). On error,
- * -1 is returned and *err holds "file:line:col: message". */
+/* Loads one rule file, or every *.json in a directory (sorted); a file
+ * already loaded (the same file by another path, too) is not loaded again.
+ * A key the schema does not know is an error, with the nearest one (see
+ * rules/README.md). On error, -1 is returned and *err holds
+ * "file:line:col: message". */
 int ruleset_load(ruleset *rs, const char *path, strbuf *err);
 /* Builds the gate; call after the last load. */
 void ruleset_finish(ruleset *rs);

@@ -120,6 +120,60 @@ expect 2 "misspelled option" -- "$bin" analyze --formt json "$healthy"/node-a.lo
 contains "$err" "did you mean --format?" "misspelled option: nearest"
 one_line "misspelled option"
 
+# every command parses one way: one usage line "ncclog: CMD: msg (see ncclog
+# CMD --help)" and exit 2, "did you mean", options after the operands
+for cmd in analyze live view merge explain rules redact doctor completions; do
+	expect 2 "$cmd: unknown option" -- "$bin" $cmd --frobnicate
+	[ "$err" = "ncclog: $cmd: unknown option '--frobnicate' (see ncclog $cmd --help)" ] && ok ||
+		fail "$cmd: unknown option: '$err'"
+	expect 2 "$cmd: misspelled --help" -- "$bin" $cmd --hlep
+	contains "$err" "ncclog: $cmd: unknown option '--hlep'; did you mean --help?" "$cmd: nearest option"
+	one_line "$cmd: misspelled --help"
+	expect 0 "$cmd --help" -- "$bin" $cmd --help
+	contains "$out" "usage: ncclog $cmd " "$cmd --help: usage"
+	contains "$out" "  -h, --help " "$cmd --help: the options table"
+done
+for cmd in live doctor; do
+	expect 2 "$cmd: a format it does not write" -- "$bin" $cmd --format html
+	one_line "$cmd --format html"
+	contains "$err" "ncclog: $cmd: unknown format 'html'" "$cmd --format html: said"
+done
+expect 2 "rules without a subcommand" -- "$bin" rules
+[ "$err" = "ncclog: rules: which subcommand: list or test (see ncclog rules --help)" ] && ok ||
+	fail "rules without a subcommand: '$err'"
+expect 2 "rules: an unknown subcommand" -- "$bin" rules frob
+one_line "rules frob"
+expect 2 "rules list takes no FILE" -- "$bin" rules list "$tmp/site.json"
+one_line "rules list FILE"
+printf '{"rules": [{"id": "site-x", "gate": "SITE X", "pattern": "SITE X", "finding": "site-x", "title": "a site rule",
+  "severity": "warning", "message": "x", "samples": ["SITE X"]}]}\n' >"$tmp/sited.json"
+expect 0 "rules: options after the file" -- "$bin" rules test "$tmp/sited.json" --color never --quiet
+[ "$out" = "1 rules, 1 samples: 0 failed" ] && ok || fail "rules test FILE --quiet: '$out'"
+expect 2 "doctor: a stray argument" -- "$bin" doctor rank0.log --gpus 0
+contains "$err" "ncclog: doctor: unexpected argument 'rank0.log'" "doctor: stray argument named"
+one_line "doctor: stray argument"
+expect 2 "doctor: --gpus" -- "$bin" doctor --gpus many
+[ "$err" = "ncclog: doctor: --gpus takes a count from 0 to 4096, not 'many' (see ncclog doctor --help)" ] && ok ||
+	fail "doctor --gpus many: '$err'"
+mkdir -p "$tmp/red"
+expect 0 "redact: -o after the file" -- "$bin" redact "$healthy"/node-a.log -o "$tmp/red"
+[ -n "$(ls "$tmp/red")" ] && ok || fail "redact FILE -o DIR: nothing in DIR"
+[ -z "$out" ] && ok || fail "redact FILE -o DIR: the copy went to stdout"
+expect 2 "redact: -- ends the options" -- "$bin" redact -- -o
+contains "$err" "ncclog: -o: No such file or directory" "redact -- -o: -o is a file"
+expect 1 "live: options after the file" -- "$bin" live "$scen"/rank0.log "$scen"/rank4.log --format json --no-tui
+python3 -c 'import json,sys; e=[json.loads(l) for l in sys.stdin]; assert e[-1]["event"] == "end"' <"$tmp/out" && ok ||
+	fail "live FILE --format json: not NDJSON"
+expect 2 "live: --settle" -- "$bin" live --settle 0
+one_line "live --settle 0"
+expect 2 "view: an option after the file" -- "$bin" view "$scen"/rank0.log --bogus
+[ "$err" = "ncclog: view: unknown option '--bogus' (see ncclog view --help)" ] && ok || fail "view FILE --bogus: '$err'"
+expect 2 "view: stdin twice" -- "$bin" view - -
+contains "$err" "ncclog: view: standard input (-) named 2 times" "view - -"
+expect 2 "completions: which shell" -- "$bin" completions tcsh
+[ "$err" = "ncclog: completions: unknown subcommand 'tcsh' (bash, zsh or fish) (see ncclog completions --help)" ] && ok ||
+	fail "completions tcsh: '$err'"
+
 # hostile bytes: binary, NUL, invalid UTF-8, escapes, 10 MB line
 head -c 200000 /dev/urandom >"$tmp/binary.log"
 expect_any() { "$@" >"$tmp/out" 2>"$tmp/err"; local s=$?; out=$(cat "$tmp/out"); if [ $s -le 1 ]; then ok; else fail "$*: exit $s"; fi; }

@@ -4,7 +4,7 @@
 # file fails; rules in $XDG_CONFIG_HOME/ncclog/rules.d are loaded after the
 # shipped ones, by analyze too.
 set -u
-ncclog=$1
+ncclog=$(realpath "$1")
 root=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -69,6 +69,36 @@ printf 'OSError: [Errno 116] /shared/x.pt: Stale file handle\n' >"$tmp/job.log"
 rc=$?
 [ $rc -eq 1 ] || fail "analyze with a user rule: exit $rc"
 grep -q 'error\[site-nfs-stale\]: NFS handle went stale on /shared/x.pt' "$tmp/out" || fail "user rule fires: $(head -2 "$tmp/out")"
+# a file under rules.d named again (the man page's own example): loaded
+# once, tested; by any path that reaches it
+"$ncclog" rules test "$XDG_CONFIG_HOME/ncclog/rules.d/site.json" >"$tmp/out" 2>&1 ||
+	fail "rules test of a rules.d file: exit $? $(cat "$tmp/out")"
+grep -q '^1 rules, 1 samples: 0 failed$' "$tmp/out" || fail "rules test of a rules.d file: $(tail -1 "$tmp/out")"
+(cd "$XDG_CONFIG_HOME/ncclog/rules.d" && "$ncclog" rules test -q ./site.json ../rules.d/site.json) >"$tmp/out" 2>&1 ||
+	fail "rules test of a rules.d file by a relative path: $(cat "$tmp/out")"
+grep -q '^1 rules, 1 samples: 0 failed$' "$tmp/out" || fail "relative rules.d file: $(tail -1 "$tmp/out")"
+"$ncclog" rules test -q "$XDG_CONFIG_HOME/ncclog/rules.d" >"$tmp/out" 2>&1 || fail "rules test of rules.d: $(cat "$tmp/out")"
+"$ncclog" rules list --rules "$XDG_CONFIG_HOME/ncclog/rules.d/site.json" --rules "$XDG_CONFIG_HOME/ncclog/./rules.d/site.json" >"$tmp/out" 2>&1 ||
+	fail "the same rule file twice: $(cat "$tmp/out")"
+[ "$(grep -c '^site-nfs-stale ' "$tmp/out")" -eq 1 ] || fail "a file given twice is listed twice"
+"$ncclog" analyze --color never --rules "$XDG_CONFIG_HOME/ncclog/rules.d/site.json" "$tmp/job.log" >"$tmp/out" 2>&1
+[ $? -eq 1 ] && grep -q 'error\[site-nfs-stale\]' "$tmp/out" || fail "analyze --rules of a rules.d file: $(head -2 "$tmp/out")"
+
+# the schema: an unknown key is one line with file:line:col, the rule, the key and the nearest key
+sed 's/"hint"/"hnit"/' "$tmp/good.json" >"$tmp/typo.json"
+"$ncclog" rules test "$tmp/typo.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] || fail "unknown key: exit $rc"
+[ "$(cat "$tmp/err")" = "ncclog: $tmp/typo.json:5:49: rule \"site-nfs-stale\": unknown key \"hnit\"; did you mean \"hint\"?" ] ||
+	fail "unknown key message: $(cat "$tmp/err")"
+"$ncclog" analyze --rules "$tmp/typo.json" "$tmp/job.log" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ] || fail "analyze --rules with an unknown key: $(cat "$tmp/err")"
+# "comment" is a key of the file and of a rule, for what JSON cannot say
+sed 's/^{"rules": \[{$/{"comment": "site rules", "rules": [{"comment": ["why", "and who"],/; s/site-nfs-stale/site-nfs-noted/g' \
+	"$tmp/good.json" >"$tmp/comment.json"
+grep -q '"comment": \["why"' "$tmp/comment.json" || fail "comment.json not made"
+"$ncclog" rules test -q "$tmp/comment.json" >"$tmp/out" 2>&1 || fail "comment keys: $(cat "$tmp/out")"
+
 # HOME/.config is the default when XDG_CONFIG_HOME is unset
 mkdir -p "$HOME/.config/ncclog"
 mv "$XDG_CONFIG_HOME/ncclog/rules.d" "$HOME/.config/ncclog/"

@@ -87,6 +87,20 @@ static void test_broken(checks *c)
 		{ "{\"rules\": {}}", "1:1: expected an object with a \"rules\" array" },
 		{ "{\"rules\": [\n  {\"gate\": \"abcd\", \"pattern\": \"abcd\", \"finding\": \"cuda-oom\"}]}",
 		  "2:3: a rule needs an \"id\" of lowercase letters, digits and '-'" },
+		/* the schema: every key known, once, of its type; the nearest key for a typo */
+		{ "{\"rules\": [\n  {\"id\": \"x\", \"gate\": \"abcd\", \"pattern\": \"abcd\", \"finding\": \"cuda-oom\", \"hnit\": \"h\"}]}",
+		  "2:73: rule \"x\": unknown key \"hnit\"; did you mean \"hint\"?" },
+		{ "{\"rules\": [\n  {\"gate\": \"abcd\", \"pattern\": \"abcd\", \"Finding\": \"cuda-oom\"}]}",
+		  "2:39: rule 1: unknown key \"Finding\"; did you mean \"finding\"?" },
+		{ "{\"rules\": [\n  {\"id\": \"x\", \"gate\": \"abcd\", \"pattern\": \"abcd\", \"finding\": \"cuda-oom\", \"zzzz\": 1}]}",
+		  "2:73: rule \"x\": unknown key \"zzzz\" (see rules/README.md for the keys of a rule)" },
+		{ "{\"rules\": [\n  {\"id\": \"x\", \"gate\": \"abcd\", \"pattern\": \"abcd\", \"finding\": \"cuda-oom\", \"hint\": \"a\", \"hint\": \"b\"}]}",
+		  "2:73: rule \"x\": the key \"hint\" is given twice" },
+		{ "{\"rules\": [\n  {\"id\": \"x\", \"gate\": \"abcd\", \"pattern\": \"abcd\", \"finding\": \"cuda-oom\", \"hint\": 5}]}",
+		  "2:81: rule \"x\": \"hint\" must be a string" },
+		{ "{\"rules\": [\n  {\"id\": \"x\", \"gate\": [\"abcd\", 5], \"pattern\": \"abcd\", \"finding\": \"cuda-oom\"}]}",
+		  "2:23: rule \"x\": \"gate\" must be a string or a list of strings" },
+		{ "{\"rulez\": [\n  {\"id\": \"x\"}]}", "1:2: the file: unknown key \"rulez\"; did you mean \"rules\"?" },
 	};
 	catalog cat = { 0 };
 	grow(&cat.v, &cat.cap, 0, sizeof *cat.v);
