@@ -17,6 +17,10 @@
  * (NCCLOG_CHUNK_BYTES overrides it, for tests), read on several threads. */
 #define CHUNK_MIN (64u << 20)
 #define READ_BUF (256u * 1024u)
+/* Items read ahead of the merge, per thread: enough that a worker seldom
+ * waits for the merge of the small files before, few enough that the
+ * models held stay few. */
+#define WINDOW_PER_JOB 8
 
 /* One unit of work: a whole input, or a part [start, end) of a plain file. */
 typedef struct item {
@@ -30,13 +34,19 @@ typedef struct item {
 	bool done;
 } item;
 
+/* The workers take items in order and the merging thread merges them in
+ * order. Each side wakes the other only when it waits for what was just
+ * done: with thousands of small files, a wake-up of everyone at every
+ * item was a context switch or two an item. */
 typedef struct pool {
 	item *items;
 	size_t n, next, merged, window;
+	size_t wanted; /* the item the merging thread waits for, or SIZE_MAX */
+	int idle;      /* workers waiting for the window to move */
 	const model *proto;
 	ruleset *rs;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	pthread_cond_t merger, workers;
 } pool;
 
 /* Every per-item model sees all inputs, so input indices are global: it
@@ -89,8 +99,11 @@ static void *worker(void *arg)
 	ruleset_clone(&rs, p->rs);
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
-		while (p->next < p->n && p->next >= p->merged + p->window)
-			pthread_cond_wait(&p->cv, &p->mu);
+		while (p->next < p->n && p->next >= p->merged + p->window) {
+			p->idle++;
+			pthread_cond_wait(&p->workers, &p->mu);
+			p->idle--;
+		}
 		if (p->next >= p->n)
 			break;
 		item *it = &p->items[p->next++];
@@ -99,7 +112,8 @@ static void *worker(void *arg)
 		it->rc = it->part ? read_part(it, &rs) : input_read_into(it->path, it->file, &it->m, &rs, NULL, &it->err);
 		pthread_mutex_lock(&p->mu);
 		it->done = true;
-		pthread_cond_broadcast(&p->cv);
+		if (p->wanted == (size_t)(it - p->items))
+			pthread_cond_signal(&p->merger);
 	}
 	if (rs.notes.n)
 		sb_add(&p->rs->notes, rs.notes.p, rs.notes.n);
@@ -267,17 +281,20 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 		else
 			add_item(&items, &nitems, &cap, (item){ .path = paths[i], .file = (int)i });
 	}
-	pool p = { .items = items, .n = nitems, .proto = m, .rs = rs, .window = (size_t)jobs + 1 };
+	pool p = { .items = items, .n = nitems, .proto = m, .rs = rs, .window = (size_t)jobs * WINDOW_PER_JOB, .wanted = SIZE_MAX };
 	pthread_mutex_init(&p.mu, NULL);
-	pthread_cond_init(&p.cv, NULL);
+	pthread_cond_init(&p.merger, NULL);
+	pthread_cond_init(&p.workers, NULL);
 	pthread_t *t = xcalloc((size_t)jobs, sizeof *t);
 	for (int k = 0; k < jobs; k++)
 		pthread_create(&t[k], NULL, worker, &p);
 	int last_failed = -1;
 	for (size_t i = 0; i < nitems; i++) {
 		pthread_mutex_lock(&p.mu);
+		p.wanted = i;
 		while (!items[i].done)
-			pthread_cond_wait(&p.cv, &p.mu);
+			pthread_cond_wait(&p.merger, &p.mu);
+		p.wanted = SIZE_MAX;
 		pthread_mutex_unlock(&p.mu);
 		item *it = &items[i];
 		/* one message per input, even when several of its parts fail */
@@ -291,13 +308,15 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 		sb_free(&it->err);
 		pthread_mutex_lock(&p.mu);
 		p.merged = i + 1;
-		pthread_cond_broadcast(&p.cv);
+		if (p.idle)
+			pthread_cond_broadcast(&p.workers);
 		pthread_mutex_unlock(&p.mu);
 	}
 	for (int k = 0; k < jobs; k++)
 		pthread_join(t[k], NULL);
 	pthread_mutex_destroy(&p.mu);
-	pthread_cond_destroy(&p.cv);
+	pthread_cond_destroy(&p.merger);
+	pthread_cond_destroy(&p.workers);
 	free(t);
 	free(items);
 	failed += read_structured(paths, dump, n, base, m, err, ctx);

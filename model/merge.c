@@ -328,8 +328,14 @@ void model_merge(model *dst, const model *src)
 		system_replay(dst, &d);
 		dst->partial = was;
 	}
-	/* where a RAS report is at the end of src's part */
-	for (size_t i = 0; i < src->nin; i++) {
+	/* where a RAS report is at the end of src's part; of a borrowed table
+	 * only src's own input can have one (a walk of all is N^2 for N files) */
+	size_t lo = 0, hi = src->nin;
+	if (r.borrowed) {
+		lo = src->own_file >= 0 && (size_t)src->own_file < src->nin ? (size_t)src->own_file : src->nin;
+		hi = lo < src->nin ? lo + 1 : lo;
+	}
+	for (size_t i = lo; i < hi; i++) {
 		const input *sin = r.borrowed ? ((int)i == src->own_file ? &src->own : NULL) : &src->in[i];
 		if (!sin || !sin->ras || !sin->ras->section)
 			continue;

@@ -72,10 +72,21 @@ static size_t clock_at(slice s, size_t i, double *secs)
 	    !digits_at(s, i + 3, 2, &m) || s.p[i + 5] != ':' || !digits_at(s, i + 6, 2, &sec))
 		return 0;
 	size_t j = i + 8;
-	double frac = 0, scale = 0.1;
+	/* the scale of each fraction digit, as 0.1 divided by ten again and
+	 * again gives it: the same sums, without a division a digit */
+	static const double scales[] = { 0.1, 0.1 / 10, 0.1 / 10 / 10, 0.1 / 10 / 10 / 10, 0.1 / 10 / 10 / 10 / 10,
+					 0.1 / 10 / 10 / 10 / 10 / 10, 0.1 / 10 / 10 / 10 / 10 / 10 / 10,
+					 0.1 / 10 / 10 / 10 / 10 / 10 / 10 / 10, 0.1 / 10 / 10 / 10 / 10 / 10 / 10 / 10 / 10 };
+	enum { NSCALES = sizeof scales / sizeof scales[0] };
+	double frac = 0;
 	if (j + 1 < s.n && (s.p[j] == '.' || s.p[j] == ',') && is_digit(s.p[j + 1])) {
-		for (j++; j < s.n && is_digit(s.p[j]); j++, scale /= 10)
-			frac += (s.p[j] - '0') * scale;
+		size_t k = 0;
+		double scale = scales[NSCALES - 1];
+		for (j++; j < s.n && is_digit(s.p[j]); j++, k++) {
+			if (k >= NSCALES)
+				scale /= 10;
+			frac += (s.p[j] - '0') * (k < NSCALES ? scales[k] : scale);
+		}
 	}
 	*secs = (double)(h * 3600 + m * 60 + sec) + frac;
 	return j;
@@ -85,7 +96,8 @@ static size_t clock_at(slice s, size_t i, double *secs)
 static int month_at(slice s, size_t i)
 {
 	static const char names[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-	if (i + 3 > s.n)
+	/* the first letters of the months: most text stops here */
+	if (i + 3 > s.n || !memchr("JFMASOND", s.p[i], 8))
 		return 0;
 	for (int m = 0; m < 12; m++)
 		if (memcmp(s.p + i, names + 3 * m, 3) == 0)
@@ -101,7 +113,9 @@ static size_t kernel_stamp(slice s, size_t i, double *t)
 	static const char days[] = "MonTueWedThuFriSatSun";
 	size_t at = i;
 	bool wday = false;
-	for (int d = 0; d < 7 && at + 4 <= s.n; d++)
+	/* the first letters of the days: most text stops here */
+	bool day = at + 4 <= s.n && memchr("MTWFS", s.p[at], 5);
+	for (int d = 0; d < 7 && day; d++)
 		if (memcmp(s.p + at, days + 3 * d, 3) == 0 && s.p[at + 3] == ' ') {
 			at += 4;
 			wday = true;
@@ -268,7 +282,8 @@ static size_t strip_one(slice s, launch *ln)
 		return 0;
 	/* Slurm's own lines ("srun: error: ...", "slurmstepd-node-b: error:
 	 * ..."): a stream of their own, kept in the message the rules read */
-	if (slice_starts(s, "srun: ") || slice_starts(s, "slurmstepd: ") || slice_starts(s, "slurmstepd-")) {
+	if (s.n && s.p[0] == 's' &&
+	    (slice_starts(s, "srun: ") || slice_starts(s, "slurmstepd: ") || slice_starts(s, "slurmstepd-"))) {
 		const char *colon = memchr(s.p, ':', s.n < 80 ? s.n : 80);
 		if (colon && colon + 1 < s.p + s.n && colon[1] == ' ') {
 			slice who = { s.p, (size_t)(colon - s.p) };
@@ -285,8 +300,9 @@ static size_t strip_one(slice s, launch *ln)
 		slice in = { s.p + 1, c - 1 };
 		size_t after = c + 1;
 		double t;
-		if (timestamp_parse(s, &t)) {
-			size_t end = timestamp_parse(in, &t);
+		/* the stamp inside the brackets, read once ("[[" is no stamp) */
+		size_t end = in.n && in.p[0] != '[' ? timestamp_parse(in, &t) : 0;
+		if (end) {
 			slice rest = slice_trim((slice){ in.p + end, in.n - end });
 			ln->time = t;
 			if (rest.n)

@@ -161,5 +161,24 @@ for x in "$tmp/cfg/ncclog/rules.d/10-fifo.json: is a FIFO" "$tmp/dir/fifo.json: 
 	grep -q "$x, not a regular file; skipped" "$tmp/err" || fail "no note for $x: $(cat "$tmp/err")"
 done
 
+# --- a report that is not a log is told by its first bytes, whatever they are:
+# blank lines, a byte-order mark, a banner, a compressed stream (a skippable
+# zstd frame first) ---
+r=$samples/ras-monitor-json
+want=$("$ncclog" analyze --color never "$r/train.log" "$r/ras-events.json" | ids)
+tail -n +3 "$r/ras-events.json" >"$tmp/ras-bare.json"
+{ printf '\n \r\n\t'; cat "$tmp/ras-bare.json"; } >"$tmp/ras-blank.json"
+{ printf '\xef\xbb\xbf'; cat "$tmp/ras-bare.json"; } >"$tmp/ras-bom.json"
+gzip -c "$r/ras-events.json" >"$tmp/ras.json.gz"
+python3 - "$r/ras-events.json" "$tmp/ras-skip.json.zst" <<'PY'
+import struct, subprocess, sys
+frame = subprocess.run(["zstd", "-q", "-c", sys.argv[1]], capture_output=True, check=True).stdout
+open(sys.argv[2], "wb").write(struct.pack("<II", 0x184D2A50, 4) + b"meta" + frame)
+PY
+for x in ras-bare.json ras-blank.json ras-bom.json ras.json.gz ras-skip.json.zst; do
+	got=$("$ncclog" analyze --color never "$r/train.log" "$tmp/$x" | ids)
+	[ "$got" = "$want" ] || fail "$x: findings '$(echo $got)', want '$(echo $want)'"
+done
+
 [ $fails -eq 0 ] && echo "inputs: ok"
 exit $((fails > 0))
