@@ -312,6 +312,19 @@ touch "$tmp/plainfile"
 expect 2 "redact -o under a file" -- "$bin" redact -o "$tmp/plainfile/x" "$healthy"/node-a.log
 [ "$err" = "ncclog: $tmp/plainfile/x: Not a directory" ] && ok || fail "redact -o FILE/x: '$err'"
 
+# a 512-rank job on 64 hosts: the whole report fits one 50-line screen,
+# with the verdict, the finding and the hosts folded
+big=$root/samples/init-incomplete-512
+expect 1 "512 ranks" -- "$bin" analyze --color never "$big"/*
+[ "$(wc -l <"$tmp/out")" -le 50 ] && ok || fail "512 ranks: the report has $(wc -l <"$tmp/out") lines, more than 50"
+contains "$out" "verdict: rank 170 on gpu-node-0021 started NCCL init but never logged Init COMPLETE" "512 ranks: the verdict"
+contains "$out" "error[init-incomplete]: rank 170 on gpu-node-0021" "512 ranks: the finding"
+contains "$out" "job: 512 of 512 ranks seen, 64 hosts" "512 ranks: the job"
+contains "$out" "all 64 hosts alike except gpu-node-0021" "512 ranks: the summary folded"
+contains "$out" "gpu-node-[0000-0020,0022-0063] (63 hosts): ranks 0-167,176-511 (8 per host)" "512 ranks: host ranges"
+expect 1 "512 ranks -v" -- "$bin" analyze -v --color never "$big"/*
+[ "$(wc -l <"$tmp/out")" -le 50 ] && ok || fail "512 ranks -v: $(wc -l <"$tmp/out") lines"
+
 # quiet when the reader goes away
 "$bin" analyze "$scen"/rank*.log 2>"$tmp/err" | head -c 10 >/dev/null
 if [ ! -s "$tmp/err" ]; then ok; else fail "SIGPIPE not quiet: $(cat "$tmp/err")"; fi
