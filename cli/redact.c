@@ -160,6 +160,29 @@ static int redact_one(redactor *rd, const char *path, const char *dir, char ***n
 	return rc;
 }
 
+/* mkdir -p: the output directory and the missing ones above it. Returns
+ * 0, or -1 with errno set. */
+static int make_dirs(const char *dir)
+{
+	char *p = xstrdup(dir);
+	int rc = 0;
+	for (char *s = p + 1; rc == 0; s++) {
+		bool end = *s == '\0';
+		if (!end && *s != '/')
+			continue;
+		*s = '\0';
+		/* one that exists but is no directory fails on the next step, or
+		 * when the first output is opened in it */
+		if (mkdir(p, 0777) != 0 && errno != EEXIST)
+			rc = -1;
+		if (end)
+			break;
+		*s = '/';
+	}
+	free(p);
+	return rc;
+}
+
 static int on_opt(void *ctx, int opt, const char *value)
 {
 	if (opt == O_OUTPUT_DIR)
@@ -176,7 +199,7 @@ int cmd_redact(int argc, char **argv)
 		cli_args_free(&ca);
 		return rc == 1 ? 0 : 2;
 	}
-	if (dir && mkdir(dir, 0777) != 0 && errno != EEXIST) {
+	if (dir && make_dirs(dir) != 0) {
 		cli_error("%s: %s", dir, strerror(errno));
 		cli_args_free(&ca);
 		return 2;

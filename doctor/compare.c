@@ -469,8 +469,14 @@ static void check_env(compare *c, model *m)
 			for (size_t i = 0; i < c->n; i++)
 				if (!env_value(&c->v[i], name, nlen))
 					intset_add(&lack, c->v[i].proc);
+			/* "but not on node-1, node-2": where, not who */
+			intset none = { 0 }, hosts = { 0 };
+			for (size_t i = 0; i < lack.n; i++)
+				if (m->procs[lack.v[i]].host >= 0)
+					intset_add(&hosts, m->procs[lack.v[i]].host);
 			sb_printf(&msg, "%s is set on some hosts but not ", name);
-			model_describe(m, &lack, &msg);
+			model_describe_place(m, &none, &hosts, &msg);
+			intset_free(&hosts);
 		}
 		const catentry *ce = catalog_find(m->cat, "socket-env-inconsistent");
 		strbuf key = { 0 };

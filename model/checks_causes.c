@@ -99,7 +99,7 @@ void hint_first_failure(model *m)
 	if (pi >= 0 && m->procs[pi].ev_warn.text && !intset_has(&f->procs, pi)) {
 		intset one = { 0 };
 		intset_add(&one, pi);
-		sb_adds(&h, "; the first failure is on ");
+		sb_adds(&h, "; the first failure: ");
 		model_describe(m, &one, &h);
 		sb_printf(&h, " (%s:%llu)", m->in[m->procs[pi].ev_warn.file].name,
 			  (unsigned long long)m->procs[pi].ev_warn.line);

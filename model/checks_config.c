@@ -42,8 +42,8 @@ void check_versions(model *m)
 					intset_add(&ps, (int)i);
 			if (v)
 				sb_adds(&msg, "; ");
-			sb_printf(&msg, "%s on ", intern_str(&m->str, vers.v[v]));
-			model_describe(m, &ps, &msg);
+			bool one = model_describe(m, &ps, &msg);
+			sb_printf(&msg, " %s %s", one ? "runs" : "run", intern_str(&m->str, vers.v[v]));
 			intset_free(&ps);
 		}
 	} else {

@@ -90,7 +90,7 @@ static void run_wrong(model *m, const ntrun *r, const intset *procs)
 	if (r->oob > 0)
 		sb_printf(&msg, "; Out of bounds values: %ld", r->oob);
 	if (procs->n) {
-		sb_adds(&msg, "; the run's ");
+		sb_adds(&msg, "; the run: ");
 		model_describe(m, procs, &msg);
 	}
 	sb_printf(&key, "nt:%d", r->file);

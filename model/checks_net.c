@@ -9,6 +9,18 @@
 #include "../util/ipaddr.h"
 
 
+
+/* A verb phrase whose first word is the verb, for a subject that is one
+ * (model_describe says): "uses eth0", else "use eth0". */
+static void put_verb(strbuf *b, bool one, const char *phrase)
+{
+	size_t v = strcspn(phrase, " ");
+	sb_add(b, phrase, v);
+	if (one)
+		sb_addc(b, 's');
+	sb_adds(b, phrase + v);
+}
+
 static const char *const virtual_prefixes[] = {
 	"docker", "veth", "virbr", "br-", "cni", "flannel", "cali", "tun", "tap", "wg",
 	"tailscale", "ip6tnl", "vxlan", "wl", "cilium", "lxc", "kube-", "weave", "vnet", "podman",
@@ -148,8 +160,10 @@ static void describe_good(const model *m, const intset *bad, strbuf *b)
 	}
 	if (gi >= 0) {
 		sb_adds(b, "; ");
-		model_describe(m, &good, b);
-		sb_printf(b, " use %s (%s)", intern_str(&m->str, m->procs[gi].boot.name),
+		bool one = model_describe(m, &good, b);
+		sb_addc(b, ' ');
+		put_verb(b, one, "use");
+		sb_printf(b, " %s (%s)", intern_str(&m->str, m->procs[gi].boot.name),
 			  intern_str(&m->str, m->procs[gi].boot.addr));
 	}
 	intset_free(&good);
@@ -181,9 +195,10 @@ static void emit_ifgroup(model *m, ifgroup *g, const char *id, enum severity sev
 	if (!g->procs.n)
 		return;
 	strbuf msg = { 0 }, hint = { 0 };
-	model_describe(m, &g->procs, &msg);
-	sb_printf(&msg, " %s %s (%s)", what, intern_str(&m->str, g->first.name),
-		  intern_str(&m->str, g->first.addr));
+	bool one = model_describe(m, &g->procs, &msg);
+	sb_addc(&msg, ' ');
+	put_verb(&msg, one, what);
+	sb_printf(&msg, " %s (%s)", intern_str(&m->str, g->first.name), intern_str(&m->str, g->first.addr));
 	describe_good(m, &g->procs, &msg);
 	ifname_hint(m, &hint, g->prefixes.n ? g->prefixes.p : "docker,lo");
 	if (extra_hint)
@@ -289,10 +304,14 @@ void check_iface_mismatch(model *m)
 				intset_add(&fp, (int)i);
 		strbuf msg = { 0 }, hint = { 0 };
 		sb_adds(&msg, "hosts bootstrap on different networks: ");
-		model_describe(m, &fp, &msg);
-		sb_printf(&msg, " use %s (%s), ", intern_str(&m->str, f->boot.name), intern_str(&m->str, f->boot.addr));
-		model_describe(m, &odd, &msg);
-		sb_printf(&msg, " use %s (%s)", intern_str(&m->str, o->boot.name), intern_str(&m->str, o->boot.addr));
+		bool one = model_describe(m, &fp, &msg);
+		sb_addc(&msg, ' ');
+		put_verb(&msg, one, "use");
+		sb_printf(&msg, " %s (%s), ", intern_str(&m->str, f->boot.name), intern_str(&m->str, f->boot.addr));
+		one = model_describe(m, &odd, &msg);
+		sb_addc(&msg, ' ');
+		put_verb(&msg, one, "use");
+		sb_printf(&msg, " %s (%s)", intern_str(&m->str, o->boot.name), intern_str(&m->str, o->boot.addr));
 		strbuf bad = { 0 };
 		add_prefix(&bad, intern_str(&m->str, o->boot.name));
 		ifname_hint(m, &hint, bad.p);
@@ -396,9 +415,10 @@ static void check_single_host_socket(model *m)
 	}
 	if (sock.n) {
 		strbuf msg = { 0 };
-		model_describe(m, &sock, &msg);
-		sb_adds(&msg, " found no RDMA device and use the Socket transport; within one host that only matters "
-			      "if the job grows to more nodes");
+		bool one = model_describe(m, &sock, &msg);
+		sb_adds(&msg, " found no RDMA device and ");
+		put_verb(&msg, one, "use the Socket transport; within one host that only matters if the job grows "
+				       "to more nodes");
 		finding *f = job_finding(m, "net-socket-fallback", NULL, SEV_INFO, msg.p, NULL, true);
 		const proc *p = &m->procs[sock.v[0]];
 		const evref *e = p->ev_net.text ? &p->ev_net : &p->ev_socket;
@@ -435,10 +455,13 @@ void check_transport(model *m)
 	}
 	if (sock.n && (ib.n || other.n)) {
 		strbuf msg = { 0 };
-		model_describe(m, &sock, &msg);
-		sb_adds(&msg, " use the Socket transport while ");
-		model_describe(m, ib.n ? &ib : &other, &msg);
-		sb_printf(&msg, " use %s", ib.n ? "InfiniBand/RoCE" : intern_str(&m->str, m->procs[other.v[0]].net));
+		bool one = model_describe(m, &sock, &msg);
+		sb_addc(&msg, ' ');
+		put_verb(&msg, one, "use the Socket transport while ");
+		one = model_describe(m, ib.n ? &ib : &other, &msg);
+		sb_addc(&msg, ' ');
+		put_verb(&msg, one, "use");
+		sb_printf(&msg, " %s", ib.n ? "InfiniBand/RoCE" : intern_str(&m->str, m->procs[other.v[0]].net));
 		finding *f = job_finding(m, "transport-mismatch", NULL, SEV_WARNING, msg.p,
 					  "make the RDMA stack the same on every node (libibverbs / rdma-core installed, "
 					  "/dev/infiniband in the container, the same NCCL_IB_* and NCCL_NET settings)",
@@ -450,10 +473,12 @@ void check_transport(model *m)
 		sb_free(&msg);
 	} else if (gdr.n && nogdr.n) {
 		strbuf msg = { 0 };
-		model_describe(m, &gdr, &msg);
-		sb_adds(&msg, " use GPU Direct RDMA while ");
-		model_describe(m, &nogdr, &msg);
-		sb_adds(&msg, " stage network traffic through host memory");
+		bool one = model_describe(m, &gdr, &msg);
+		sb_addc(&msg, ' ');
+		put_verb(&msg, one, "use GPU Direct RDMA while ");
+		one = model_describe(m, &nogdr, &msg);
+		sb_addc(&msg, ' ');
+		put_verb(&msg, one, "stage network traffic through host memory");
 		finding *f = job_finding(m, "transport-mismatch", NULL, SEV_WARNING, msg.p,
 					  "load nvidia-peermem (or use DMA-BUF) on every node: `lsmod | grep nvidia_peermem`", true);
 		for (size_t i = 0; i < nogdr.n; i++)
@@ -484,8 +509,9 @@ void check_transport(model *m)
 				missing = true;
 		if (hca.n) {
 			strbuf msg = { 0 };
-			model_describe(m, &hca, &msg);
-			sb_adds(&msg, " disable InfiniBand by environment although their logs show HCAs");
+			bool one = model_describe(m, &hca, &msg);
+			sb_adds(&msg, one ? " disables InfiniBand by environment although its log shows HCAs"
+						 : " disable InfiniBand by environment although their logs show HCAs");
 			finding *f = job_finding(m, "ib-disabled-by-env", NULL, SEV_WARNING,
 						  msg.p, "unset NCCL_IB_DISABLE (and NCCL_NET=Socket) unless sockets are meant", true);
 			for (size_t i = 0; i < hca.n; i++)
@@ -496,8 +522,9 @@ void check_transport(model *m)
 			sb_free(&msg);
 		} else if (!disabled && missing) {
 			strbuf msg = { 0 };
-			model_describe(m, &sock, &msg);
-			sb_adds(&msg, " talk across hosts over TCP sockets: NCCL found no usable RDMA device");
+			bool one = model_describe(m, &sock, &msg);
+			sb_addc(&msg, ' ');
+			put_verb(&msg, one, "talk across hosts over TCP sockets: NCCL found no usable RDMA device");
 			finding *f = job_finding(m, "net-socket-fallback", NULL, SEV_WARNING,
 						  msg.p,
 						  "if the nodes have InfiniBand/RoCE NICs: install rdma-core/libibverbs, pass "

@@ -920,7 +920,9 @@ static void on_finding(model *m, int pi, const match *mt)
 	const rule *r = mt->r;
 	const catentry *ce = catalog_find(m->cat, r->finding);
 	strbuf msg = { 0 }, hint = { 0 }, key = { 0 };
-	if (r->message)
+	/* a message whose captures the match all left out is all holes: the
+	 * title says it whole */
+	if (r->message && template_filled(r->message, mt))
 		template_render(&msg, r->message, mt);
 	else
 		sb_adds(&msg, ce ? ce->title : r->title);
@@ -1347,7 +1349,7 @@ void model_describe_place(const model *m, const intset *ranks, const intset *hos
 	}
 }
 
-void model_describe(const model *m, const intset *procs, strbuf *b)
+bool model_describe(const model *m, const intset *procs, strbuf *b)
 {
 	intset ranks = { 0 }, hosts = { 0 };
 	for (size_t i = 0; i < procs->n; i++) {
@@ -1357,9 +1359,14 @@ void model_describe(const model *m, const intset *procs, strbuf *b)
 		if (m->procs[procs->v[i]].host >= 0)
 			intset_add(&hosts, m->procs[procs->v[i]].host);
 	}
+	/* the subject of a sentence: never a bare "on node-a" */
+	if (!ranks.n && hosts.n)
+		sb_adds(b, procs->n == 1 ? "the process " : "the processes ");
 	model_describe_place(m, &ranks, &hosts, b);
+	bool one = ranks.n ? ranks.n == 1 : procs->n == 1;
 	intset_free(&ranks);
 	intset_free(&hosts);
+	return one;
 }
 
 void model_finding_place(const model *m, const finding *f, intset *ranks, intset *hosts)

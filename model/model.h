@@ -387,9 +387,10 @@ void jobinfo_free(jobinfo *j);
 
 #endif
 
-/* Appends "ranks 0-3 on node-a" (or "rank 4 on node-b", "on node-c") for a
- * set of processes. */
-void model_describe(const model *m, const intset *procs, strbuf *b);
+/* Appends "ranks 0-3 on node-a" (or "rank 4 on node-b", "the processes on
+ * node-c") for a set of processes, as the subject of a sentence. Returns
+ * whether that subject is one (a rank, or a process), for its verb. */
+bool model_describe(const model *m, const intset *procs, strbuf *b);
 /* Where a finding sits: the ranks it names itself, else those of its
  * processes; the hosts of both; and when none is known and the job shows
  * one host only, that host. The sets are the caller's to free. */

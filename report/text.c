@@ -198,27 +198,40 @@ static void put_line(strbuf *b, strbuf *l)
 	sb_clear(l);
 }
 
-/* A line per host, its columns as wide as the widest name (to a limit). */
+/* A line per host, its columns as wide as the widest name (to a limit: a
+ * longer name has a line of its own, so that the columns stay aligned),
+ * with no rank column when no host's ranks are known. */
+#define NAME_COLUMN_MAX 40
 static void hosts_detail(strbuf *b, const model *m, const hostgroups *g)
 {
-	int wname = 8, wranks = 8;
+	int wname = 8, wranks = 0;
 	strbuf l = { 0 }, r = { 0 };
 	for (size_t i = 0; i < g->nrows; i++) {
 		int n = (int)strlen(intern_str(&m->str, g->rows[i].host));
-		wname = n > wname ? (n < 40 ? n : 40) : wname;
+		if (n > wname && n <= NAME_COLUMN_MAX)
+			wname = n;
+		if (!g->rows[i].ranks.n)
+			continue;
 		sb_clear(&r);
 		ranges_format(&r, g->rows[i].ranks.v, g->rows[i].ranks.n);
 		wranks = (int)r.n + 6 > wranks ? (int)r.n + 6 : wranks;
 	}
 	for (size_t i = 0; i < g->nrows; i++) {
 		const hostrow *h = &g->rows[i];
-		sb_printf(&l, "  %-*s  ", wname, intern_str(&m->str, h->host));
+		const char *name = intern_str(&m->str, h->host);
+		if ((int)strlen(name) > wname) {
+			sb_printf(&l, "  %s", name);
+			put_line(b, &l);
+			name = "";
+		}
+		sb_printf(&l, "  %-*s  ", wname, name);
 		sb_clear(&r);
 		if (h->ranks.n) {
 			sb_adds(&r, h->ranks.n == 1 ? "rank " : "ranks ");
 			ranges_format(&r, h->ranks.v, h->ranks.n);
 		}
-		sb_printf(&l, "%-*s  ", wranks, r.p ? r.p : "");
+		if (wranks)
+			sb_printf(&l, "%-*s  ", wranks, r.p ? r.p : "");
 		host_facts(&l, m, h, true);
 		put_line(b, &l);
 	}
@@ -315,7 +328,10 @@ static void job_text(strbuf *b, const model *m, bool color)
 		sb_printf(b, " %d of %d ranks seen", j.ranks_seen, j.nranks);
 	else
 		sb_adds(b, " communicator size unknown");
-	sb_printf(b, ", %zu host%s", j.hosts.n, j.hosts.n == 1 ? "" : "s");
+	if (j.hosts.n)
+		sb_printf(b, ", %zu host%s", j.hosts.n, j.hosts.n == 1 ? "" : "s");
+	else
+		sb_adds(b, ", no host named");
 	if (j.versions.n) {
 		sb_adds(b, ", NCCL ");
 		for (size_t i = 0; i < j.versions.n; i++) {
@@ -419,8 +435,8 @@ int report_text(FILE *out, const model *m, const report_opts *o)
 	}
 	if (!o->no_job && !o->no_summary)
 		job_text(&b, m, o->color);
-	if (!o->no_job)
-		totals_text(&b, m, o);
+	/* doctor's report (no job) ends on its totals too */
+	totals_text(&b, m, o);
 	size_t w = b.n ? fwrite(b.p, 1, b.n, out) : 0;
 	int rc = w == b.n ? 0 : -1;
 	sb_free(&b);

@@ -47,6 +47,9 @@ void report_verdict(const model *m, verdict *v)
 	v->proven = r->kind <= KIND_STATE && r->confidence != CONF_SUSPECTED;
 	strbuf msg = { 0 };
 	report_message(m, r, &msg);
+	/* a message that quotes a sentence ends in "."; the verdict goes on */
+	while (msg.n && (msg.p[msg.n - 1] == '.' || msg.p[msg.n - 1] == ' '))
+		msg.p[--msg.n] = '\0';
 	if (worst < SEV_ERROR) {
 		sb_adds(&v->what, "no error found");
 		if (worst == SEV_WARNING) {

@@ -715,3 +715,16 @@ void template_render(strbuf *b, const char *tpl, const match *m)
 		p = e + 1;
 	}
 }
+
+bool template_filled(const char *tpl, const match *m)
+{
+	bool names = false;
+	for (const char *o = tpl ? strchr(tpl, '{') : NULL, *e; o && (e = strchr(o, '}')); o = strchr(e, '{')) {
+		char name[64];
+		snprintf(name, sizeof name, "%.*s", (int)(e - o - 1), o + 1);
+		if (match_get(m, name).n)
+			return true;
+		names = true;
+	}
+	return !names;
+}

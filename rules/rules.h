@@ -110,5 +110,9 @@ bool ruleset_match_one(ruleset *rs, size_t ri, slice text, match *m);
 slice match_get(const match *m, const char *name);
 /* Renders a template: {name} becomes the capture's text. */
 void template_render(strbuf *b, const char *tpl, const match *m);
+/* Whether a template says something of this match: it names no capture,
+ * or one that took part (an alternative of the pattern may leave all of
+ * them out). */
+bool template_filled(const char *tpl, const match *m);
 
 #endif

@@ -242,6 +242,89 @@ expect 0 "explain --list" -- "$bin" explain --list
 n=$(python3 -c "import json; print(len(json.load(open('$root/rules/catalog.json'))['findings']))")
 if [ "$(wc -l <"$tmp/out")" -eq "$n" ]; then ok; else fail "explain --list: $(wc -l <"$tmp/out") lines for $n ids"; fi
 
+# the wording of every sample's report, in each form: no doubled word
+# ("on on"), no subject-less "on HOST use", verbs that agree with "rank N",
+# no count with the wrong number ("1 processes", "0 hosts"), no hole a
+# template left ("segment  of  bytes", "(CUDA device )")
+for d in "$root"/samples/*/; do
+	for form in "" -v "-f markdown"; do
+		# shellcheck disable=SC2086
+		"$bin" analyze --color never $form "$d"* 2>/dev/null | grep -v '^    ' | sed 's/`[^`]*`//g'
+	done
+done >"$tmp/wording"
+[ "$(wc -l <"$tmp/wording")" -gt 1000 ] && ok || fail "wording: the reports were not made"
+# the sentences ncclog words: verdicts, findings, consequences, first failures
+grep -E '^(verdict: |first failure: |- (error|warning|info) )|(error|warning|info)\[[a-z0-9-]+\]: ' "$tmp/wording" \
+	>"$tmp/sentences"
+[ "$(wc -l <"$tmp/sentences")" -gt 500 ] && ok || fail "wording: too few sentences"
+wording() { # FILE PATTERN WHAT
+	if grep -nE -- "$2" "$1" >"$tmp/bad"; then fail "wording: $3: $(head -3 "$tmp/bad")"; else ok; fi
+}
+wording "$tmp/wording" '\b(on|the|a|of|to|in|is|and|rank|ranks) \1\b' "a doubled word"
+wording "$tmp/wording" '(^|[^0-9.])1 (processes|errors|warnings|hosts|ranks|findings|nodes|files|lines)\b' "1 with a plural"
+wording "$tmp/wording" '(^|[^0-9.])0 hosts\b' "0 hosts"
+wording "$tmp/sentences" '(^|[:;] )on [^ :,;|]+ [a-z]' "a sentence with no subject (on HOST verb)"
+wording "$tmp/sentences" '\brank [0-9]+( on [^ ]+)? (use|are|have|were|differ|talk|stage|disable|share|show|wait|hang)\b' \
+	"rank N with a plural verb"
+wording "$tmp/sentences" '\brank [0-9]+( on [^ ]+)? [^;:]* and (use|talk|stage|disable|share|show)\b' \
+	"rank N ... and a plural verb"
+wording "$tmp/sentences" '\branks [0-9]+[-,][0-9,-]*( on [^ ]+)? (uses|is|has|was|differs|talks|stages|disables|shows|waits|hangs)\b' \
+	"ranks with a singular verb"
+wording "$tmp/sentences" '[a-z]  +[a-z]|\( *\)| \)|\( |: *;' "a hole in the text"
+
+# agreement where the samples have none: one rank, one process without a rank
+{
+	printf 'a:11:11 [0] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>\na:11:11 [0] NCCL INFO Using network Socket\n'
+	printf 'a:11:11 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1000 - Init START\n'
+	printf 'b:22:22 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\nb:22:22 [0] NCCL INFO Using network Socket\n'
+	printf 'b:22:22 [0] NCCL INFO comm 0x1 rank 1 nranks 2 cudaDev 0 busId 1000 - Init START\n'
+} >"$tmp/lo2.log"
+expect 1 "one rank's subject" -- "$bin" analyze --color never "$tmp/lo2.log"
+contains "$out" "error[socket-iface-loopback]: rank 0 on a uses the loopback interface lo (127.0.0.1); rank 1 on b uses eth0" \
+	"a rank uses"
+contains "$out" "hosts bootstrap on different networks: rank 0 on a uses lo (127.0.0.1), rank 1 on b uses eth0" "a rank uses (2)"
+printf 'c:33:33 [0] NCCL INFO NET/IB : No device found.\nc:33:33 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.3<0>\n' >"$tmp/one.log"
+printf 'c:33:33 [0] NCCL INFO Using network Socket\n' >>"$tmp/one.log"
+expect 0 "one process's subject" -- "$bin" analyze --color never "$tmp/one.log"
+contains "$out" "info[net-socket-fallback]: the process on c found no RDMA device and uses the Socket transport" "a process uses"
+contains "$out" "job: communicator size unknown, 1 host" "1 host"
+
+# doctor: its report ends on the totals; its srun example runs doctor once per node
+expect_any env -i PATH="$PATH" "$bin" doctor --gpus 0 --color never
+tail -n 1 "$tmp/out" | grep -qE '^[0-9]+ errors?, [0-9]+ warnings?, [0-9]+ info$' && ok ||
+	fail "doctor: no totals line: $(tail -n 1 "$tmp/out")"
+mkdir -p "$tmp/fake" "$tmp/srun"
+printf '#!/bin/sh\necho "$FAKE_NODE"\n' >"$tmp/fake/hostname"
+printf '#!/bin/sh\necho "{\\"node\\": {}}"\n' >"$tmp/fake/ncclog"
+# srun runs its command on two nodes; a $(hostname) expanded by the shell that
+# submits would name one file only
+printf '#!/bin/sh\nshift\nfor n in n1 n2; do FAKE_NODE=$n "$@" || exit 1; done\n' >"$tmp/fake/srun"
+chmod +x "$tmp/fake"/*
+"$bin" doctor --help | grep '^ *srun ' >"$tmp/srunline" || fail "doctor --help: no srun example"
+(cd "$tmp/srun" && FAKE_NODE=submit-host PATH="$tmp/fake:$PATH" sh -c "$(cat "$tmp/srunline")")
+[ -s "$tmp/srun/doctor-n1.json" ] && [ -s "$tmp/srun/doctor-n2.json" ] && ok ||
+	fail "doctor --help's srun example: wrote $(ls "$tmp/srun" | tr '\n' ' ')"
+
+# redact -o makes the missing directories above its own
+expect 0 "redact -o a/b/c" -- "$bin" redact -o "$tmp/red1/a/b" "$healthy"/node-a.log
+[ -n "$(ls "$tmp/red1/a/b" 2>/dev/null)" ] && ok || fail "redact -o a/b: the directories were not made"
+touch "$tmp/plainfile"
+expect 2 "redact -o under a file" -- "$bin" redact -o "$tmp/plainfile/x" "$healthy"/node-a.log
+[ "$err" = "ncclog: $tmp/plainfile/x: Not a directory" ] && ok || fail "redact -o FILE/x: '$err'"
+
+# a 512-rank job on 64 hosts: the whole report fits one 50-line screen,
+# with the verdict, the finding and the hosts folded
+big=$root/samples/init-incomplete-512
+expect 1 "512 ranks" -- "$bin" analyze --color never "$big"/*
+[ "$(wc -l <"$tmp/out")" -le 50 ] && ok || fail "512 ranks: the report has $(wc -l <"$tmp/out") lines, more than 50"
+contains "$out" "verdict: rank 170 on gpu-node-0021 started NCCL init but never logged Init COMPLETE" "512 ranks: the verdict"
+contains "$out" "error[init-incomplete]: rank 170 on gpu-node-0021" "512 ranks: the finding"
+contains "$out" "job: 512 of 512 ranks seen, 64 hosts" "512 ranks: the job"
+contains "$out" "all 64 hosts alike except gpu-node-0021" "512 ranks: the summary folded"
+contains "$out" "gpu-node-[0000-0020,0022-0063] (63 hosts): ranks 0-167,176-511 (8 per host)" "512 ranks: host ranges"
+expect 1 "512 ranks -v" -- "$bin" analyze -v --color never "$big"/*
+[ "$(wc -l <"$tmp/out")" -le 50 ] && ok || fail "512 ranks -v: $(wc -l <"$tmp/out") lines"
+
 # quiet when the reader goes away
 "$bin" analyze "$scen"/rank*.log 2>"$tmp/err" | head -c 10 >/dev/null
 if [ ! -s "$tmp/err" ]; then ok; else fail "SIGPIPE not quiet: $(cat "$tmp/err")"; fi

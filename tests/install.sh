@@ -58,10 +58,10 @@ MANWIDTH=80 MANPAGER=cat man -l "$man" >"$tmp/man.txt" 2>"$tmp/man.err" || fail 
 [ -s "$tmp/man.err" ] && fail "man warnings: $(head -3 "$tmp/man.err")"
 groff -man -Tutf8 -ww -z "$man" 2>"$tmp/groff.err"
 [ -s "$tmp/groff.err" ] && fail "groff warnings: $(head -3 "$tmp/groff.err")"
-for section in NAME SYNOPSIS DESCRIPTION COMMANDS OPTIONS "RULE FILES" REDACTION FILES ENVIRONMENT "EXIT STATUS"; do
+for section in NAME SYNOPSIS DESCRIPTION COMMANDS OPTIONS COMPLETION "RULE FILES" REDACTION FILES ENVIRONMENT "EXIT STATUS"; do
 	grep -q "^$section\$" "$tmp/man.txt" || fail "man page: no $section section"
 done
-for word in analyze view live explain rules redact doctor NO_COLOR NCCLOG_RULES_DIR XDG_CONFIG_HOME --color --format; do
+for word in analyze view live explain rules redact doctor completions NO_COLOR NCCLOG_RULES_DIR XDG_CONFIG_HOME --color --format; do
 	grep -q -- "$word" "$tmp/man.txt" || fail "man page does not mention $word"
 done
 # the worked example of a site rule is real: it passes rules test

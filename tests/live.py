@@ -19,7 +19,7 @@
 
 usage: live.py NCCLOG SOURCE_ROOT
 """
-import json, os, select, signal, subprocess, sys, tempfile, threading, time
+import gzip, json, os, select, signal, subprocess, sys, tempfile, threading, time
 
 BIN, ROOT = sys.argv[1], sys.argv[2]
 passed = failed = 0
@@ -135,7 +135,9 @@ for name in sorted(os.listdir(samples)):
     d = os.path.join(samples, name)
     if not os.path.isdir(d) or all(f.endswith(".json") for f in os.listdir(d)):
         continue  # doctor reports are compared, not analyzed
-    data = b"".join(open(os.path.join(d, f), "rb").read() + b"\n" for f in sorted(os.listdir(d)))
+    # a compressed sample is fed as its text: the same bytes to both
+    data = b"".join(gzip.decompress(open(os.path.join(d, f), "rb").read()) if f.endswith(".gz")
+                    else open(os.path.join(d, f), "rb").read() + b"\n" for f in sorted(os.listdir(d)))
     a = subprocess.run([BIN, "analyze", "--format", "json", "-"], input=data, capture_output=True)
     l = subprocess.run([BIN, "live", "--no-tui", "--format", "json"], input=data, capture_output=True)
     ids_a = sorted({f["id"] for f in json.loads(a.stdout)["findings"]})
