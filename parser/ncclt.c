@@ -345,7 +345,7 @@ int ncclt_json_parse(const char *buf, size_t n, ncclt_run *run, strbuf *err)
 		run->avg_busbw = jnum(bw, "bandwidth", jnum(bw, "bandwidith", -1));
 	const cJSON *errs = cJSON_GetObjectItemCaseSensitive(doc, "errors");
 	if (cJSON_IsArray(errs) && cJSON_IsString(errs->child) && errs->child->valuestring && errs->child->valuestring[0])
-		run->error = xstrndup(errs->child->valuestring, 512);
+		run->error = xstrndup(errs->child->valuestring, strnlen(errs->child->valuestring, 512));
 	cJSON_Delete(doc);
 	return 0;
 }
