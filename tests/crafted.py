@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Crafted hostile logs: each kind floods one input-keyed collection of the
+job model with distinct keys, to show that memory and time stay bounded.
+
+usage: crafted.py KIND SIZE_MB [-o FILE]     (stdout without -o)
+       crafted.py --list
+
+The output is deterministic (a fixed seed). Kinds:
+"""
+import argparse
+import random
+import sys
+
+MASK64 = (1 << 64) - 1
+FNV_OFFSET, FNV_PRIME = 1469598103934665603, 1099511628211
+ALNUM = b"abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def fnv1a_step(h, data, mask):
+    for c in data:
+        h = ((h ^ c) * FNV_PRIME) & mask
+    return h
+
+
+def fnv_pairs(count, bits, rng):
+    """`count` pairs of 6-byte blocks; each pair takes one state to the same
+    state in the low `bits` bits of 64-bit FNV-1a. The low bits of FNV-1a
+    depend on the low bits alone, so any choice of one block per pair gives
+    names whose hashes agree there: 2**count names for one probe sequence."""
+    mask = (1 << bits) - 1
+    h = FNV_OFFSET & mask
+    pairs = []
+    for _ in range(count):
+        seen = {}
+        while True:
+            blk = bytes(rng.choice(ALNUM) for _ in range(6))
+            s = fnv1a_step(h, blk, mask)
+            other = seen.get(s)
+            if other is not None and other != blk:
+                pairs.append((other, blk))
+                h = s
+                break
+            seen[s] = blk
+    return pairs
+
+
+def prefix(host, pid, dev=0):
+    return f"{host}:{pid}:{pid} [{dev}] NCCL INFO "
+
+
+def hosts(rng):
+    """distinct host names, one process each (report_hosts, count_hosts)"""
+    i = 0
+    while True:
+        yield prefix(f"gpu-{i:07d}", 1000 + i % 50000) + "Bootstrap : Using eth0:10.0.0.1<0>"
+        i += 1
+
+
+def pids(rng):
+    """distinct processes on one host"""
+    i = 0
+    while True:
+        yield prefix("node-a", 10 + i) + "cudaDriverVersion 12030"
+        i += 1
+
+
+def commids(rng):
+    """distinct communicators with a large nranks (rank maps)"""
+    i = 0
+    while True:
+        yield (prefix("node-a", 7) + f"comm 0x5{i:x} rank 0 nranks 65535 cudaDev 0 busId 1000 "
+               f"commId 0x{i:016x} - Init START")
+        i += 1
+
+
+def ranks(rng):
+    """one communicator, ranks in descending order (sorted insertion)"""
+    r = 16777215
+    while True:
+        yield prefix("node-a", 7) + f"comm 0x55 rank {r} nranks 16777216 cudaDev 0 commId 0xabc - Init START"
+        r -= 1
+
+
+def watchdog(rng):
+    """distinct watchdog ranks of one process"""
+    i = 0
+    while True:
+        yield (f"[rank0]:[E501 12:00:00.000000 4242 ProcessGroupNCCL.cpp:607] [Rank {i}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, "
+               f"NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600001 milliseconds before timing out.")
+        i += 1
+
+
+def env(rng):
+    """distinct environment variables of one process"""
+    i = 0
+    while True:
+        yield prefix("node-a", 7) + f"NCCL_X{i:X} set by environment to 1."
+        i += 1
+
+
+def collide(rng):
+    """interface names whose unkeyed FNV-1a hashes share their low 24 bits"""
+    pairs = fnv_pairs(17, 24, rng)
+    n = 0
+    while True:
+        names = []
+        for _ in range(16):
+            names.append(b"".join(p[(n >> k) & 1] for k, p in enumerate(pairs)).decode())
+            n += 1
+        yield prefix("node-a", 7) + "NET/Socket : Using " + " ".join(
+            f"[{k}]{nm}:10.0.0.1<0>" for k, nm in enumerate(names))
+
+
+def ifaces(rng):
+    """distinct random interface names (a flood of interned strings)"""
+    while True:
+        names = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(10)) for _ in range(16)]
+        yield prefix("node-a", 7) + "NET/Socket : Using " + " ".join(
+            f"[{k}]{nm}:10.0.0.1<0>" for k, nm in enumerate(names))
+
+
+def intern(rng):
+    """distinct interned strings of every field: versions, nets, bus ids"""
+    i = 0
+    while True:
+        k = i % 3
+        if k == 0:
+            yield prefix("node-a", 7) + f"NCCL version 2.{i}.1+cuda12.{i}"
+        elif k == 1:
+            yield prefix("node-a", 7) + f"Using network Plugin{i:x}"
+        else:
+            yield prefix("node-a", 7) + f"Bootstrap : Using e{i:x}:10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}<0>"
+        i += 1
+
+
+def findings(rng):
+    """distinct findings: CUDA errors with distinct texts (a fold key each)"""
+    i = 0
+    while True:
+        word = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(12))
+        yield f"node-a:7:7 [0] misc/utils.cc:1 NCCL WARN Cuda failure 'failure {word} {i:x}'"
+        i += 1
+
+
+def warns(rng):
+    """distinct WARN texts that no rule knows (the catch-all)"""
+    while True:
+        words = " ".join("".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(6)) for _ in range(4))
+        yield f"node-a:7:7 [0] misc/x.cc:1 NCCL WARN {words}"
+
+
+def evidence(rng, size):
+    """one finding noted by many processes, the newest first"""
+    # the processes first, then a WARN of each from the last to the first
+    n = size // 2 // len(prefix("node-a", 100000) + "cudaDriverVersion 12030\n")
+    for k in range(n):
+        yield prefix("node-a", 10 + k) + "cudaDriverVersion 12030"
+    for k in reversed(range(n)):
+        yield f"node-a:{10 + k}:{10 + k} [0] misc/socket.cc:1 NCCL WARN Net : Connection closed by remote peer"
+
+
+def rules(rng):
+    """a user rule file (JSON) of distinct rules: give it with --rules"""
+    i = 0
+    while True:
+        yield (f'{{"id": "site-r{i}", "gate": "marker{i:07d}", "pattern": "marker{i:07d} (?<x>\\\\w+)", '
+               f'"finding": "site-r{i}", "title": "site rule {i}", "samples": ["marker{i:07d} a"]}}')
+        i += 1
+
+
+KINDS = {f.__name__: f for f in (hosts, pids, commids, ranks, watchdog, env, collide, ifaces, intern, findings,
+                                 warns, evidence, rules)}
+
+
+def write(kind, size, out):
+    rng = random.Random(20240501)
+    total = 0
+    gen = KINDS[kind](rng, size) if kind == "evidence" else KINDS[kind](rng)
+    if kind == "rules":
+        out.write('{"rules": [\n')
+        first = True
+        for ln in gen:
+            s = ("" if first else ",\n") + ln
+            first = False
+            out.write(s)
+            total += len(s)
+            if total >= size:
+                break
+        out.write("\n]}\n")
+        return
+    buf = []
+    for ln in gen:
+        buf.append(ln)
+        total += len(ln) + 1
+        if len(buf) >= 4096:
+            out.write("\n".join(buf) + "\n")
+            buf = []
+        if total >= size:
+            break
+    if buf:
+        out.write("\n".join(buf) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("kind", nargs="?", choices=sorted(KINDS))
+    ap.add_argument("size_mb", nargs="?", type=float)
+    ap.add_argument("-o", "--output")
+    ap.add_argument("--list", action="store_true", help="the kinds, one per line, with what each floods")
+    a = ap.parse_args()
+    if a.list:
+        for k in KINDS:
+            print(f"{k}\t{KINDS[k].__doc__}")
+        return 0
+    if not a.kind or a.size_mb is None:
+        ap.error("KIND and SIZE_MB are needed")
+    out = open(a.output, "w") if a.output else sys.stdout
+    write(a.kind, int(a.size_mb * 1024 * 1024), out)
+    if a.output:
+        out.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
