@@ -34,7 +34,7 @@ static const struct command {
 } commands[] = {
 	{ "analyze", cmd_analyze, "[FILE...]", "diagnose the logs (standard input when no FILE or \"-\")", &analyze_cmd },
 	{ "live", cmd_live, "[FILE...]", "diagnose a running job as its logs arrive (stdin, or --follow files)", &live_cmd },
-	{ "view", cmd_view, "FILE...", "the per-rank timeline: who stopped where (terminal UI)", &view_cmd },
+	{ "view", cmd_view, "[FILE...]", "the per-rank timeline: who stopped where (terminal UI)", &view_cmd },
 	{ "merge", cmd_merge, "SUMMARY...", "merge per-node summaries of `analyze --summary`", &merge_cmd },
 	{ "explain", cmd_explain, "ID", "the long text of one finding id (--list: all ids)", &explain_cmd },
 	{ "rules", cmd_rules, "list|test", "the loaded rules; test them against their sample lines", &rules_cmd },
@@ -50,10 +50,10 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		char left[40];
 		snprintf(left, sizeof left, "%s %s", commands[i].name, commands[i].args);
-		fprintf(out, "  %-24s %s\n", left, commands[i].summary);
+		fprintf(out, "  %-26s %s\n", left, commands[i].summary);
 	}
-	fputs("\n  ncclog help COMMAND      options of a command (or ncclog COMMAND --help)\n"
-	      "  ncclog --version         version and the NCCL log formats it knows\n",
+	fputs("\n  ncclog help COMMAND        options of a command (or ncclog COMMAND --help)\n"
+	      "  ncclog --version, -V       version and the NCCL log formats it knows\n",
 	      out);
 }
 
