@@ -69,7 +69,9 @@ static int read_part(item *it, ruleset *rs)
 	pipeline p;
 	it->m.partial = it->start > 0;
 	pipeline_begin_at(&p, &it->m, rs, it->file, 1, (uint64_t)it->start);
-	char *buf = xmalloc(READ_BUF);
+	/* page-aligned: the kernel copies to a misaligned buffer at a third of
+	 * the speed */
+	char *mem = xmalloc(READ_BUF + 4096), *buf = mem + (4096 - (uintptr_t)mem % 4096) % 4096;
 	int rc = 0;
 	for (off_t off = it->start; off < it->end;) {
 		size_t want = (size_t)(it->end - off) < READ_BUF ? (size_t)(it->end - off) : READ_BUF;
@@ -87,7 +89,7 @@ static int read_part(item *it, ruleset *rs)
 		off += r;
 	}
 	pipeline_end(&p);
-	free(buf);
+	free(mem);
 	close(fd);
 	return rc;
 }

@@ -13,6 +13,7 @@
 
 #define OUT_CHUNK (256u * 1024u)
 #define IN_CHUNK (64u * 1024u)
+#define PAGE 4096u
 
 struct source {
 	char *path;
@@ -21,10 +22,11 @@ struct source {
 	const unsigned char *mem;
 	size_t mem_len, mem_pos;
 	enum source_kind kind;
-	unsigned char *in;
+	unsigned char *in, *in_mem; /* in: page-aligned inside in_mem */
 	size_t in_len, in_pos; /* bytes read, bytes consumed */
 	bool eof;
 	char *out;
+	unsigned char *out_mem;
 	bool sniffed_pending; /* plain: the sniffed bytes are the first chunk */
 	z_stream z;
 	bool member_done;
@@ -94,10 +96,19 @@ static bool zstd_magic(const unsigned char *b, size_t n)
 	return (b[0] & 0xf0) == 0x50 && b[1] == 0x2a && b[2] == 0x4d && b[3] == 0x18;
 }
 
+/* A buffer that read(2) fills, page-aligned inside *mem: the kernel's copy
+ * to a misaligned destination ran at a third of the speed. From the heap,
+ * not aligned_alloc, which maps (and zeroes) fresh pages for each file. */
+static unsigned char *read_buffer(size_t n, unsigned char **mem)
+{
+	*mem = xmalloc(n + PAGE);
+	return *mem + (PAGE - (uintptr_t)*mem % PAGE) % PAGE;
+}
+
 static source *start(source *s, strbuf *err)
 {
-	s->in = xmalloc(IN_CHUNK);
-	s->out = xmalloc(OUT_CHUNK);
+	s->in = read_buffer(IN_CHUNK, &s->in_mem);
+	s->out = (char *)read_buffer(OUT_CHUNK, &s->out_mem);
 	/* a pipe may hand over the magic one byte at a time */
 	while (s->in_len < 4 && !s->eof)
 		if (refill(s, err) != 0) {
@@ -323,8 +334,8 @@ void source_close(source *s)
 	ZSTD_freeDStream(s->zs);
 	if (!s->std && s->fd >= 0)
 		close(s->fd);
-	free(s->in);
-	free(s->out);
+	free(s->in_mem);
+	free(s->out_mem);
 	free(s->path);
 	sb_free(&s->damage);
 	free(s);
