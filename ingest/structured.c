@@ -89,7 +89,12 @@ static int ras_add(void *state, const char *path, const char *name, strbuf *err)
 	char *buf;
 	size_t n;
 	strbuf e = { 0 };
-	if (read_whole(path, RAS_MAX_JSON, &buf, &n, &e) != 0 || ras_json_read(buf, n, no_item, NULL, &e) != 0) {
+	int rc = read_whole(path, RAS_MAX_JSON, &buf, &n, &e);
+	if (rc == 0 && ras_json_read(buf, n, no_item, NULL, &e) != 0) {
+		free(buf);
+		rc = -1;
+	}
+	if (rc != 0) {
 		sb_printf(err, "%s: %s", name, e.p ? e.p : "unreadable");
 		sb_free(&e);
 		return -1;
