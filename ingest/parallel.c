@@ -286,8 +286,7 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 			failed++;
 			last_failed = it->file;
 		}
-		model_merge(m, &it->m);
-		model_free(&it->m);
+		model_merge_take(m, &it->m);
 		sb_free(&it->err);
 		pthread_mutex_lock(&p.mu);
 		p.merged = i + 1;

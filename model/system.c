@@ -120,8 +120,10 @@ sysev *system_event_put(model *m, const sysev *e)
 			x->time = e->time;
 		return x;
 	}
-	if (m->nsys >= SYSEV_MAX || m->syskinds[e->kind & 15] >= SYSEV_MAX / 4)
+	if (m->nsys >= SYSEV_MAX || m->syskinds[e->kind & 15] >= SYSEV_MAX / 4) {
+		model_drop(m, CAP_SYSTEM);
 		return NULL;
+	}
 	m->syskinds[e->kind & 15]++;
 	grow(&m->sys, &m->syscap, m->nsys, sizeof *m->sys);
 	sysev *x = &m->sys[m->nsys];

@@ -56,6 +56,8 @@ void ruleset_free(ruleset *rs)
 		gate_free(rs->g);
 	pcre2_match_context_free(rs->mctx);
 	pcre2_match_data_free(rs->md);
+	if (!rs->clone)
+		hashidx_free(&rs->ids);
 	free(rs->cand);
 	free(rs->stamp);
 	sb_free(&rs->notes);
@@ -211,10 +213,37 @@ static int tag_index(const ruleset *rs, const char *name)
 	return -1;
 }
 
+/* FNV-1a of a rule id. */
+static uint64_t id_hash(const char *id)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (const char *p = id; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return h;
+}
+
+typedef struct idkey {
+	const ruleset *rs;
+	const char *id;
+} idkey;
+
+static bool id_eq(const void *ctx, int i)
+{
+	const idkey *k = ctx;
+	return strcmp(k->rs->v[i].id, k->id) == 0;
+}
+
 static int load_rule(ruleset *rs, loadctx *lc, const cJSON *o)
 {
 	if (!cJSON_IsObject(o))
 		return fail_at(lc, lc->obj, "a rule must be an object", NULL);
+	if (rs->n >= RULES_MAX) {
+		/* noted once, where the first rule that does not fit is */
+		if (!rs->dropped++)
+			sb_printf(&rs->notes, "%s:%d: more than %d rules in all; this one and the rules after it are not loaded\n",
+				  lc->path, rule_line(lc), RULES_MAX);
+		return 0;
+	}
 	rule r = { 0 };
 	r.tag = -1;
 	strbuf src = { 0 };
@@ -232,11 +261,11 @@ static int load_rule(ruleset *rs, loadctx *lc, const cJSON *o)
 		fail_field(lc, "id", "a rule needs an \"id\" of lowercase letters, digits and '-'");
 		goto out;
 	}
-	for (size_t i = 0; i < rs->n; i++)
-		if (strcmp(rs->v[i].id, r.id) == 0) {
-			fail_field(lc, "id", "duplicate rule id");
-			goto out;
-		}
+	idkey ik = { rs, r.id };
+	if (hashidx_find(&rs->ids, id_hash(r.id), id_eq, &ik) >= 0) {
+		fail_field(lc, "id", "duplicate rule id");
+		goto out;
+	}
 	if (!string_list(o, "gate", &r.gates, &r.ngates) || r.ngates == 0) {
 		fail_field(lc, "gate", "a rule needs a \"gate\": a literal (or a list) that every match contains");
 		goto out;
@@ -302,7 +331,8 @@ static int load_rule(ruleset *rs, loadctx *lc, const cJSON *o)
 		goto out;
 	}
 	grow(&rs->v, &rs->cap, rs->n, sizeof *rs->v);
-	rs->v[rs->n++] = r;
+	rs->v[rs->n] = r;
+	hashidx_put(&rs->ids, id_hash(r.id), (int)rs->n++);
 	rc = 0;
 out:
 	if (rc)
@@ -440,6 +470,7 @@ void ruleset_clone(ruleset *dst, const ruleset *src)
 {
 	ruleset_init(dst, src->cat, src->tags);
 	dst->clone = true;
+	dst->dropped = src->dropped;
 	dst->n = dst->cap = src->n;
 	dst->v = xmalloc((src->n ? src->n : 1) * sizeof *dst->v);
 	memcpy(dst->v, src->v, src->n * sizeof *dst->v);

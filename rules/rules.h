@@ -8,6 +8,7 @@
 #include <pcre2.h>
 
 #include "../parser/record.h"
+#include "../util/hashidx.h"
 #include "../util/str.h"
 #include "catalog.h"
 #include "gate.h"
@@ -47,9 +48,16 @@ typedef struct match {
 	capture caps[RULE_MAX_CAPS];
 } match;
 
+/* At most this many rules load, shipped and the user's together: past it
+ * the rest are skipped, counted and noted (their compiled patterns would
+ * cost memory without bound). */
+#define RULES_MAX 2048
+
 typedef struct ruleset {
 	rule *v;
 	size_t n, cap;
+	hashidx ids;        /* v by id */
+	uint64_t dropped;   /* rules past RULES_MAX, not loaded */
 	const char *const *tags; /* the vocabulary of tags, NULL-terminated */
 	const catalog *cat;
 	gate *g;

@@ -90,6 +90,25 @@ def watchdog(rng):
         i += 1
 
 
+def versions(rng):
+    """distinct processes, each on a NCCL version of its own (version checks)"""
+    i = 0
+    while True:
+        yield prefix(f"node-{i % 97}", 10 + i) + f"NCCL version 2.{i // 1000}.{i % 1000}+cuda12.{i % 10}"
+        i += 1
+
+
+def links(rng):
+    """distinct host pairs: channel lines between ranks of many hosts"""
+    i = 0
+    while True:
+        h = i // 16
+        yield prefix(f"h{h}", 100 + h) + (f"comm 0x{h:x} rank {h} nranks 16777216 cudaDev 0 commId 0x77 - Init START"
+                                          if i % 16 == 0 else
+                                          f"Channel {i % 16:02d}/0 : {h}[0] -> {(h * 7919 + i) % (h + 1)}[0] via NET/Socket/0")
+        i += 1
+
+
 def env(rng):
     """distinct environment variables of one process"""
     i = 0
@@ -168,8 +187,8 @@ def rules(rng):
         i += 1
 
 
-KINDS = {f.__name__: f for f in (hosts, pids, commids, ranks, watchdog, env, collide, ifaces, intern, findings,
-                                 warns, evidence, rules)}
+KINDS = {f.__name__: f for f in (hosts, pids, commids, ranks, watchdog, env, versions, links, collide, ifaces,
+                                 intern, findings, warns, evidence, rules)}
 
 
 def write(kind, size, out):
