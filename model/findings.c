@@ -5,18 +5,11 @@
 
 #define EVIDENCE_MAX_TEXT 512
 
-/* FNV-1a over id, a NUL and key. */
-static uint64_t fkey_hash(const char *id, const char *key)
+/* The keyed hash of id, a NUL and key: ids are few and short, fold keys
+ * come from the input. */
+static uint64_t fkey_hash(const findings *fs, const char *id, const char *key)
 {
-	uint64_t h = 1469598103934665603ULL;
-	for (const char *p = id;; p++) {
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-		if (!*p)
-			break;
-	}
-	for (const char *p = key; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	return h;
+	return siphash_ints(&fs->hkey, siphash(&fs->hkey, id, strlen(id)), siphash(&fs->hkey, key, strlen(key)));
 }
 
 typedef struct fkey {
@@ -32,8 +25,18 @@ static bool fkey_eq(const void *ctx, int i)
 
 static int find_index(const findings *fs, const char *id, const char *key)
 {
+	if (!fs->idx.n)
+		return -1; /* and the key may not be drawn yet */
 	fkey k = { fs, id, key };
-	return hashidx_find(&fs->idx, fkey_hash(id, key), fkey_eq, &k);
+	return hashidx_find(&fs->idx, fkey_hash(fs, id, key), fkey_eq, &k);
+}
+
+/* Indexes v[i]; the first finding draws the key. */
+static void index_put(findings *fs, size_t i)
+{
+	if (!fs->idx.n && !fs->idx.cap)
+		hashkey_random(&fs->hkey);
+	hashidx_put(&fs->idx, fkey_hash(fs, fs->v[i].id, fs->v[i].key), (int)i);
 }
 
 /* A copy of s cut to FINDING_MAX_TEXT bytes at a character boundary. */
@@ -106,7 +109,7 @@ finding *findings_add(findings *fs, const catalog *cat, const findspec *sp, bool
 	finding *f = &fs->v[fs->n];
 	finding_fill(f, sp, ce, key, sev);
 	f->seq = ++fs->seq;
-	hashidx_put(&fs->idx, fkey_hash(f->id, f->key), (int)fs->n++);
+	index_put(fs, fs->n++);
 	if (sp->job)
 		fs->njob++;
 	else
@@ -222,7 +225,7 @@ void findings_reindex(findings *fs)
 {
 	hashidx_clear(&fs->idx);
 	for (size_t i = 0; i < fs->n; i++)
-		hashidx_put(&fs->idx, fkey_hash(fs->v[i].id, fs->v[i].key), (int)i);
+		index_put(fs, i);
 }
 
 void findings_drop_job(findings *fs)

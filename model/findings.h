@@ -5,6 +5,7 @@
 
 #include "../rules/catalog.h"
 #include "../util/hashidx.h"
+#include "../util/siphash.h"
 #include "../util/ranges.h"
 #include "../util/str.h"
 
@@ -67,6 +68,7 @@ typedef struct findings {
 	uint64_t seq;
 	size_t nroots;     /* after model_order: the first finding of each group */
 	hashidx idx;       /* (id, key) -> index in v */
+	hashkey hkey;      /* idx's, drawn with its first finding */
 	size_t nline, njob; /* findings from lines, from job-level checks */
 	size_t nkeys;      /* ranks, pids and peers held by all findings */
 	findrop dropped;

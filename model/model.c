@@ -33,6 +33,7 @@ void model_init(model *m, const catalog *cat)
 {
 	*m = (model){ 0 };
 	m->cat = cat;
+	hashkey_random(&m->hkey);
 	intern_init(&m->str);
 	m->cur_proc = -1;
 }
@@ -195,8 +196,7 @@ int model_add_proc(model *m, const char *host, long pid, int file)
 
 static size_t stream_slot(const model *m, int file, int tag)
 {
-	uint64_t h = ((uint64_t)(uint32_t)file << 32 | (uint32_t)tag) * 0x9e3779b97f4a7c15ULL;
-	size_t i = (size_t)(h >> 32) & (m->streamcap - 1);
+	size_t i = (size_t)siphash_ints(&m->hkey, (uint32_t)file, (uint32_t)tag) & (m->streamcap - 1);
 	while (m->streams[i].proc >= 0 && !(m->streams[i].file == file && m->streams[i].tag == tag))
 		i = (i + 1) & (m->streamcap - 1);
 	return i;
@@ -242,16 +242,12 @@ typedef struct procidx {
 	/* and NCCL's processes by (host, pid): proc -1 = empty */
 	struct pkslot { int host, proc; long pid; } *key;
 	size_t keycap, nkeys;
+	hashkey hk; /* the model's: pids come from the input */
 } procidx;
-
-static size_t pkey_hash(int host, long pid)
-{
-	return (size_t)(((uint64_t)(uint32_t)host << 32 ^ (uint64_t)pid) * 0x9e3779b97f4a7c15ULL >> 20);
-}
 
 static struct pkslot *pkey_slot(const procidx *x, int host, long pid)
 {
-	size_t i = pkey_hash(host, pid) & (x->keycap - 1);
+	size_t i = (size_t)siphash_ints(&x->hk, (uint32_t)host, (uint64_t)pid) & (x->keycap - 1);
 	while (x->key[i].proc >= 0 && !(x->key[i].host == host && x->key[i].pid == pid))
 		i = (i + 1) & (x->keycap - 1);
 	return &x->key[i];
@@ -304,8 +300,10 @@ static void pidx_rehash(procidx *x)
 
 static const procidx *pidx_update(model *m)
 {
-	if (!m->pidx)
+	if (!m->pidx) {
 		m->pidx = xcalloc(1, sizeof *m->pidx);
+		m->pidx->hk = m->hkey;
+	}
 	procidx *x = m->pidx;
 	if (x->indexed < m->nprocs) {
 		grow(&x->next, &x->nextcap, m->nprocs, sizeof *x->next);
@@ -1444,13 +1442,6 @@ static bool link_eq(const void *ctx, int i)
 	return k->v[i].a == k->a && k->v[i].b == k->b;
 }
 
-static uint64_t link_hash(int a, int b)
-{
-	uint64_t x = (uint64_t)(uint32_t)a << 32 | (uint32_t)b;
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	return x ^ x >> 33;
-}
 
 size_t model_hostlinks(const model *m, hostlink **out)
 {
@@ -1477,12 +1468,12 @@ size_t model_hostlinks(const model *m, hostlink **out)
 				b = t;
 			}
 			linkkey lk = { v, a, b };
-			int j = hashidx_find(&idx, link_hash(a, b), link_eq, &lk);
+			int j = hashidx_find(&idx, siphash_ints(&m->hkey, (uint32_t)a, (uint32_t)b), link_eq, &lk);
 			if (j < 0) {
 				grow(&v, &cap, n, sizeof *v);
 				v[n] = (hostlink){ a, b, 0 };
 				j = (int)n;
-				hashidx_put(&idx, link_hash(a, b), (int)n++);
+				hashidx_put(&idx, siphash_ints(&m->hkey, (uint32_t)a, (uint32_t)b), (int)n++);
 			}
 			v[j].via |= p->links[k].via;
 		}

@@ -11,6 +11,7 @@
 #include "../util/hashidx.h"
 #include "../util/intern.h"
 #include "../util/ranges.h"
+#include "../util/siphash.h"
 #include "facts.h"
 #include "findings.h"
 
@@ -167,6 +168,7 @@ typedef struct comm {
 	commrank *rk;       /* open addressing on the rank */
 	size_t rkcap, nrk;  /* a power of two (or 0); ranks held */
 	int nseen, ndone;   /* ranks with CR_SEEN, CR_DONE */
+	hashkey hk;         /* rk's hash key: its model's */
 	uint64_t lines;     /* its init lines: what a cap counts when a merge drops it */
 	evref ev;           /* the first of them */
 } comm;
@@ -268,6 +270,7 @@ typedef struct stream {
 
 typedef struct model {
 	const catalog *cat;
+	hashkey hkey;          /* of every table keyed by input, drawn by model_init */
 	intern str;
 	input *in;
 	size_t nin, incap;

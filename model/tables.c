@@ -7,15 +7,6 @@
 
 #include <stdlib.h>
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ x >> 33;
-}
-
 typedef struct ckey {
 	const model *m;
 	int key;
@@ -30,7 +21,7 @@ static bool comm_eq(const void *ctx, int i)
 comm *model_comm_find(const model *m, int key)
 {
 	ckey k = { m, key };
-	int i = hashidx_find(&m->commidx, mix((uint32_t)key), comm_eq, &k);
+	int i = hashidx_find(&m->commidx, siphash_ints(&m->hkey, (uint32_t)key, 0), comm_eq, &k);
 	return i >= 0 ? &m->comms[i] : NULL;
 }
 
@@ -48,13 +39,14 @@ comm *model_comm_get(model *m, int key, int nranks)
 	*c = (comm){ 0 };
 	c->key = key;
 	c->nranks = nranks;
-	hashidx_put(&m->commidx, mix((uint32_t)key), (int)m->ncomms++);
+	c->hk = m->hkey;
+	hashidx_put(&m->commidx, siphash_ints(&m->hkey, (uint32_t)key, 0), (int)m->ncomms++);
 	return c;
 }
 
 static size_t rank_slot(const comm *c, int rank)
 {
-	size_t i = (size_t)mix((uint32_t)rank) & (c->rkcap - 1);
+	size_t i = (size_t)siphash_ints(&c->hk, (uint32_t)rank, 1) & (c->rkcap - 1);
 	while (c->rk[i].rank >= 0 && c->rk[i].rank != rank)
 		i = (i + 1) & (c->rkcap - 1);
 	return i;
@@ -143,9 +135,9 @@ typedef struct pkey {
 	int proc, k;
 } pkey;
 
-static uint64_t pair_hash(int a, int b)
+static uint64_t pair_hash(const model *m, int a, int b)
 {
-	return mix((uint64_t)(uint32_t)a << 32 | (uint32_t)b);
+	return siphash_ints(&m->hkey, (uint32_t)a, (uint32_t)b);
 }
 
 static bool wd_eq(const void *ctx, int i)
@@ -157,13 +149,13 @@ static bool wd_eq(const void *ctx, int i)
 wdog *model_wdog_find(const model *m, int pi, int pgrank)
 {
 	pkey q = { m, pi, pgrank };
-	int i = hashidx_find(&m->wdidx, pair_hash(pi, pgrank), wd_eq, &q);
+	int i = hashidx_find(&m->wdidx, pair_hash(m, pi, pgrank), wd_eq, &q);
 	return i >= 0 ? &m->wd[i] : NULL;
 }
 
 void model_wdog_indexed(model *m, int i)
 {
-	hashidx_put(&m->wdidx, pair_hash(m->wd[i].proc, m->wd[i].pgrank), i);
+	hashidx_put(&m->wdidx, pair_hash(m, m->wd[i].proc, m->wd[i].pgrank), i);
 }
 
 static bool env_eq(const void *ctx, int i)
@@ -175,11 +167,11 @@ static bool env_eq(const void *ctx, int i)
 envset *model_env_find(const model *m, int pi, int var)
 {
 	pkey q = { m, pi, var };
-	int i = hashidx_find(&m->envidx, pair_hash(pi, var), env_eq, &q);
+	int i = hashidx_find(&m->envidx, pair_hash(m, pi, var), env_eq, &q);
 	return i >= 0 ? &m->env[i] : NULL;
 }
 
 void model_env_indexed(model *m, int i)
 {
-	hashidx_put(&m->envidx, pair_hash(m->env[i].proc, m->env[i].var), i);
+	hashidx_put(&m->envidx, pair_hash(m, m->env[i].proc, m->env[i].var), i);
 }

@@ -20,6 +20,7 @@ void ruleset_init(ruleset *rs, const catalog *cat, const char *const *tags)
 	*rs = (ruleset){ 0 };
 	rs->cat = cat;
 	rs->tags = tags;
+	hashkey_random(&rs->idkey);
 	rs->mctx = pcre2_match_context_create(NULL);
 	pcre2_set_match_limit(rs->mctx, MATCH_LIMIT);
 	pcre2_set_depth_limit(rs->mctx, DEPTH_LIMIT);
@@ -213,13 +214,10 @@ static int tag_index(const ruleset *rs, const char *name)
 	return -1;
 }
 
-/* FNV-1a of a rule id. */
-static uint64_t id_hash(const char *id)
+/* Ids come from the user's rule files: keyed, as every input is. */
+static uint64_t id_hash(const ruleset *rs, const char *id)
 {
-	uint64_t h = 1469598103934665603ULL;
-	for (const char *p = id; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	return h;
+	return siphash(&rs->idkey, id, strlen(id));
 }
 
 typedef struct idkey {
@@ -262,7 +260,7 @@ static int load_rule(ruleset *rs, loadctx *lc, const cJSON *o)
 		goto out;
 	}
 	idkey ik = { rs, r.id };
-	if (hashidx_find(&rs->ids, id_hash(r.id), id_eq, &ik) >= 0) {
+	if (hashidx_find(&rs->ids, id_hash(rs, r.id), id_eq, &ik) >= 0) {
 		fail_field(lc, "id", "duplicate rule id");
 		goto out;
 	}
@@ -332,7 +330,7 @@ static int load_rule(ruleset *rs, loadctx *lc, const cJSON *o)
 	}
 	grow(&rs->v, &rs->cap, rs->n, sizeof *rs->v);
 	rs->v[rs->n] = r;
-	hashidx_put(&rs->ids, id_hash(r.id), (int)rs->n++);
+	hashidx_put(&rs->ids, id_hash(rs, r.id), (int)rs->n++);
 	rc = 0;
 out:
 	if (rc)

@@ -9,6 +9,7 @@
 
 #include "../parser/record.h"
 #include "../util/hashidx.h"
+#include "../util/siphash.h"
 #include "../util/str.h"
 #include "catalog.h"
 #include "gate.h"
@@ -57,6 +58,7 @@ typedef struct ruleset {
 	rule *v;
 	size_t n, cap;
 	hashidx ids;        /* v by id */
+	hashkey idkey;      /* its hash's key */
 	uint64_t dropped;   /* rules past RULES_MAX, not loaded */
 	const char *const *tags; /* the vocabulary of tags, NULL-terminated */
 	const catalog *cat;

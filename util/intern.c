@@ -6,19 +6,10 @@
 /* Strings up to this size share blocks; a longer one gets a block alone. */
 #define BLOCK_SIZE (64u * 1024u)
 
-static uint64_t hash_bytes(slice s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (size_t i = 0; i < s.n; i++) {
-		h ^= (unsigned char)s.p[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 void intern_init(intern *t)
 {
 	*t = (intern){ 0 };
+	hashkey_random(&t->key);
 }
 
 void intern_free(intern *t)
@@ -40,13 +31,14 @@ typedef struct probe {
 static bool same(const void *ctx, int id)
 {
 	const probe *q = ctx;
+	((intern *)q->t)->compares++;
 	return q->t->len[id] == q->s.n && (q->s.n == 0 || memcmp(q->t->strs[id], q->s.p, q->s.n) == 0);
 }
 
 int intern_find(const intern *t, slice s)
 {
 	probe q = { t, s };
-	return hashidx_find(&t->idx, hash_bytes(s), same, &q);
+	return hashidx_find(&t->idx, siphash(&t->key, s.p, s.n), same, &q);
 }
 
 /* A copy of s with a NUL after it, in the blocks. */
@@ -77,7 +69,7 @@ static char *store(intern *t, slice s)
 
 int intern_get(intern *t, slice s)
 {
-	uint64_t h = hash_bytes(s);
+	uint64_t h = siphash(&t->key, s.p, s.n);
 	probe q = { t, s };
 	int id = hashidx_find(&t->idx, h, same, &q);
 	if (id >= 0)

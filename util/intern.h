@@ -7,6 +7,7 @@
 #define NCCLOG_INTERN_H
 
 #include "hashidx.h"
+#include "siphash.h"
 #include "str.h"
 
 #define INTERN_MAX_STRINGS (1u << 20)
@@ -17,11 +18,13 @@ typedef struct intern {
 	uint32_t *len;   /* its length */
 	size_t n, cap;
 	hashidx idx;
+	hashkey key;     /* drawn by intern_init: input cannot aim at one probe sequence */
 	char **blocks;   /* where the strings live */
 	size_t nblocks, blockcap;
 	char *cur;       /* the free part of the block strings share */
 	size_t room, used; /* its size; the bytes of all strings */
 	uint64_t dropped; /* strings refused for want of room */
+	uint64_t compares; /* strings compared byte by byte in lookups (for the tests) */
 } intern;
 
 void intern_init(intern *t);
