@@ -101,8 +101,7 @@ static void *worker(void *arg)
 		it->done = true;
 		pthread_cond_broadcast(&p->cv);
 	}
-	if (rs.notes.n)
-		sb_add(&p->rs->notes, rs.notes.p, rs.notes.n);
+	ruleset_absorb(p->rs, &rs);
 	pthread_mutex_unlock(&p->mu);
 	ruleset_free(&rs);
 	return NULL;

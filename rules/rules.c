@@ -20,6 +20,7 @@ void ruleset_init(ruleset *rs, const catalog *cat, const char *const *tags)
 	*rs = (ruleset){ 0 };
 	rs->cat = cat;
 	rs->tags = tags;
+	rs->limit_rule = -1;
 	hashkey_random(&rs->idkey);
 	rs->mctx = pcre2_match_context_create(NULL);
 	pcre2_set_match_limit(rs->mctx, MATCH_LIMIT);
@@ -544,15 +545,38 @@ bool ruleset_hits_restore(ruleset *rs, const gatehits *h)
 	return true;
 }
 
+static void limit_note(ruleset *rs)
+{
+	const rule *r = &rs->v[rs->limit_rule];
+	sb_printf(&rs->notes,
+		  "rule %s (%s) gave up on a line at the match limit: that line counts as not matched by it, and the "
+		  "rule goes on with the others\n",
+		  r->id, r->src);
+}
+
+void ruleset_absorb(ruleset *dst, const ruleset *clone)
+{
+	if (clone->notes.n)
+		sb_add(&dst->notes, clone->notes.p, clone->notes.n);
+	if (clone->limit_hits && !dst->limit_hits++) {
+		dst->limit_rule = clone->limit_rule;
+		limit_note(dst);
+	}
+	if (clone->limit_hits)
+		dst->limit_hits += clone->limit_hits - 1;
+}
+
 static bool run_rule(ruleset *rs, size_t ri, slice text, match *m)
 {
 	rule *r = &rs->v[ri];
-	if (r->disabled)
-		return false;
 	int rc = pcre2_match(r->re, (PCRE2_SPTR)text.p, text.n, 0, 0, rs->md, rs->mctx);
 	if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT) {
-		r->disabled = true;
-		sb_printf(&rs->notes, "rule %s (%s) hit the match limit and is disabled for this run\n", r->id, r->src);
+		/* this line only: no line may switch a rule off for the rest of the run */
+		if (!rs->limit_hits++) {
+			rs->limit_rule = (int)ri;
+			if (!rs->clone)
+				limit_note(rs);
+		}
 		return false;
 	}
 	if (rc < 0)

@@ -34,7 +34,6 @@ typedef struct rule {
 	int ncaps;
 	char *capname[RULE_MAX_CAPS];
 	int capnum[RULE_MAX_CAPS];
-	bool disabled;      /* hit the match limit once: off for the run */
 } rule;
 
 typedef struct capture {
@@ -71,7 +70,9 @@ typedef struct ruleset {
 	bool record_hint;   /* the line holds "NCCL " or a pre-2.3 "] INFO ": maybe a record */
 	unsigned *stamp;
 	unsigned gen;
-	strbuf notes;       /* run-time notes (a rule disabled), for the caller */
+	strbuf notes;       /* run-time notes (the match limit reached), for the caller */
+	uint64_t limit_hits; /* lines a rule gave up on at the match limit */
+	int limit_rule;     /* the first rule that did, -1 */
 	bool clone;         /* shares the compiled rules and gate of another set */
 } ruleset;
 
@@ -92,8 +93,11 @@ int ruleset_load(ruleset *rs, const char *path, strbuf *err);
 /* Builds the gate; call after the last load. */
 void ruleset_finish(ruleset *rs);
 /* A set for another thread: it shares src's compiled rules and gate (which
- * must outlive it) and has its own scratch, match data and disabled flags. */
+ * must outlive it) and has its own scratch and match data. */
 void ruleset_clone(ruleset *dst, const ruleset *src);
+/* Takes what a clone noted while it ran into dst (its notes, and the
+ * match-limit note if dst has none yet: one per run). */
+void ruleset_absorb(ruleset *dst, const ruleset *clone);
 /* Scans a line with the gate; returns the number of candidate rules and
  * sets rs->record_hint. */
 size_t ruleset_gate(ruleset *rs, slice line);
