@@ -117,8 +117,7 @@ static void *worker(void *arg)
 		if (p->wanted == (size_t)(it - p->items))
 			pthread_cond_signal(&p->merger);
 	}
-	if (rs.notes.n)
-		sb_add(&p->rs->notes, rs.notes.p, rs.notes.n);
+	ruleset_absorb(p->rs, &rs);
 	pthread_mutex_unlock(&p->mu);
 	ruleset_free(&rs);
 	return NULL;
@@ -305,8 +304,7 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 			failed++;
 			last_failed = it->file;
 		}
-		model_merge(m, &it->m);
-		model_free(&it->m);
+		model_merge_take(m, &it->m);
 		sb_free(&it->err);
 		pthread_mutex_lock(&p.mu);
 		p.merged = i + 1;

@@ -13,11 +13,36 @@
 
 static bool procs_meet(const finding *a, const finding *b)
 {
-	for (size_t i = 0; i < a->procs.n; i++)
-		if (intset_has(&b->procs, a->procs.v[i]))
+	const finding *small = a->procs.n < b->procs.n ? a : b, *big = small == a ? b : a;
+	for (size_t i = 0; i < small->procs.n; i++)
+		if (intset_has(&big->procs, small->procs.v[i]))
 			return true;
 	return false;
 }
+
+static bool sets_meet(const intset *a, const intset *b)
+{
+	const intset *small = a->n < b->n ? a : b, *big = small == a ? b : a;
+	for (size_t i = 0; i < small->n; i++)
+		if (intset_has(big, small->v[i]))
+			return true;
+	return false;
+}
+
+/* What the linking asks of every finding, computed once: which edges it
+ * may be the cause and the effect of, the hosts it lives on, and the
+ * hosts of the peers it names. Each pair of findings then costs a few
+ * lookups, not a walk over the processes. */
+typedef struct linkfacts {
+	const model *m;
+	size_t n, nedges, words;
+	uint64_t *as_cause, *as_effect; /* bit sets of edges: [finding * words + edge / 64] */
+	intset *hosts, *peer_hosts;
+	bool *have_hosts;
+	/* the hosts that listen on an address (its part before '<' or '%') */
+	struct addrhost { const char *a; size_t n; int host; } *addrs;
+	size_t naddrs;
+} linkfacts;
 
 static void hosts_of(const model *m, const finding *f, intset *out)
 {
@@ -25,36 +50,31 @@ static void hosts_of(const model *m, const finding *f, intset *out)
 		if (m->procs[f->procs.v[i]].host >= 0)
 			intset_add(out, m->procs[f->procs.v[i]].host);
 	/* the ranks a finding names itself live somewhere too */
-	for (size_t i = 0; i < f->ranks.n; i++)
+	if (f->ranks.n)
 		for (size_t k = 0; k < m->nprocs; k++)
-			if (model_proc_rank(m, (int)k) == f->ranks.v[i] && m->procs[k].host >= 0)
+			if (m->procs[k].host >= 0 && intset_has(&f->ranks, model_proc_rank(m, (int)k)))
 				intset_add(out, m->procs[k].host);
 }
 
-static bool hosts_meet(const model *m, const finding *a, const finding *b)
+static int cmp_addr(const void *a, const void *b)
 {
-	intset ha = { 0 }, hb = { 0 };
-	hosts_of(m, a, &ha);
-	hosts_of(m, b, &hb);
-	bool meet = false;
-	for (size_t i = 0; i < ha.n && !meet; i++)
-		meet = intset_has(&hb, ha.v[i]);
-	intset_free(&ha);
-	intset_free(&hb);
-	return meet;
+	const struct addrhost *x = a, *y = b;
+	size_t n = x->n < y->n ? x->n : y->n;
+	int c = memcmp(x->a, y->a, n);
+	if (c)
+		return c;
+	if (x->n != y->n)
+		return x->n < y->n ? -1 : 1;
+	return (x->host > y->host) - (x->host < y->host);
 }
 
-/* Does f name a peer address that belongs to a process on g's hosts? */
-static bool peer_on(const model *m, const finding *f, const finding *g)
+static void addrs_build(linkfacts *lf)
 {
-	if (!f->peers.n)
-		return false;
-	intset hg = { 0 };
-	hosts_of(m, g, &hg);
-	bool hit = false;
-	for (size_t i = 0; i < m->nprocs && !hit; i++) {
+	const model *m = lf->m;
+	size_t cap = 0;
+	for (size_t i = 0; i < m->nprocs; i++) {
 		const proc *p = &m->procs[i];
-		if (!intset_has(&hg, p->host))
+		if (p->host < 0)
 			continue;
 		int addrs[18], n = 0;
 		if (p->boot.addr >= 0)
@@ -63,23 +83,92 @@ static bool peer_on(const model *m, const finding *f, const finding *g)
 			addrs[n++] = p->oob.addr;
 		for (int k = 0; k < p->nsocket && n < 18; k++)
 			addrs[n++] = p->socket[k].addr;
-		for (int k = 0; k < n && !hit; k++) {
-			/* "10.0.0.5<0>" is stored whole: compare the address part */
+		for (int k = 0; k < n; k++) {
+			if (addrs[k] < 0)
+				continue;
+			/* "10.0.0.5<0>" is stored whole: the address part */
 			const char *a = intern_str(&m->str, addrs[k]);
-			size_t al = strcspn(a, "<%");
-			for (size_t j = 0; j < f->peers.n && !hit; j++) {
-				const char *pa = intern_str(&m->str, f->peers.v[j]);
-				hit = strlen(pa) == al && strncmp(pa, a, al) == 0;
-			}
+			grow(&lf->addrs, &cap, lf->naddrs, sizeof *lf->addrs);
+			lf->addrs[lf->naddrs++] = (struct addrhost){ a, strcspn(a, "<%"), p->host };
 		}
 	}
-	intset_free(&hg);
-	return hit;
+	if (lf->naddrs)
+		qsort(lf->addrs, lf->naddrs, sizeof *lf->addrs, cmp_addr);
 }
 
-static bool edge_holds(const model *m, const causeedge *e, const finding *g, const finding *f)
+/* The hosts whose processes listen on one of f's peer addresses. */
+static void peer_hosts_of(const linkfacts *lf, const finding *f, intset *out)
 {
-	if (!catalog_id_matches(e->cause, g->id) || !catalog_id_matches(e->effect, f->id) || g->severity < e->min_severity)
+	for (size_t j = 0; j < f->peers.n; j++) {
+		const char *pa = intern_str(&lf->m->str, f->peers.v[j]);
+		struct addrhost key = { pa, strlen(pa), -1 };
+		size_t lo = 0, hi = lf->naddrs;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (cmp_addr(&lf->addrs[mid], &key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t k = lo; k < lf->naddrs && lf->addrs[k].n == key.n && memcmp(lf->addrs[k].a, pa, key.n) == 0; k++)
+			intset_add(out, lf->addrs[k].host);
+	}
+}
+
+static void linkfacts_init(linkfacts *lf, const model *m)
+{
+	const findings *fs = &m->fs;
+	const catalog *cat = m->cat;
+	*lf = (linkfacts){ .m = m, .n = fs->n, .nedges = cat ? cat->nedges : 0 };
+	lf->words = (lf->nedges + 63) / 64;
+	size_t cells = (lf->n ? lf->n : 1) * (lf->words ? lf->words : 1);
+	lf->as_cause = xcalloc(cells, sizeof *lf->as_cause);
+	lf->as_effect = xcalloc(cells, sizeof *lf->as_effect);
+	for (size_t i = 0; i < lf->n; i++)
+		for (size_t k = 0; k < lf->nedges; k++) {
+			uint64_t bit = 1ull << (k % 64);
+			if (catalog_id_matches(cat->edges[k].cause, fs->v[i].id))
+				lf->as_cause[i * lf->words + k / 64] |= bit;
+			if (catalog_id_matches(cat->edges[k].effect, fs->v[i].id))
+				lf->as_effect[i * lf->words + k / 64] |= bit;
+		}
+	lf->hosts = xcalloc(lf->n ? lf->n : 1, sizeof *lf->hosts);
+	lf->peer_hosts = xcalloc(lf->n ? lf->n : 1, sizeof *lf->peer_hosts);
+	lf->have_hosts = xcalloc(lf->n ? lf->n : 1, sizeof *lf->have_hosts);
+	addrs_build(lf);
+}
+
+static void linkfacts_free(linkfacts *lf)
+{
+	for (size_t i = 0; i < lf->n; i++) {
+		intset_free(&lf->hosts[i]);
+		intset_free(&lf->peer_hosts[i]);
+	}
+	free(lf->hosts);
+	free(lf->peer_hosts);
+	free(lf->have_hosts);
+	free(lf->as_cause);
+	free(lf->as_effect);
+	free(lf->addrs);
+}
+
+/* The hosts of finding i and of its peers, computed when first asked. */
+static const intset *hosts_at(linkfacts *lf, size_t i)
+{
+	if (!lf->have_hosts[i]) {
+		hosts_of(lf->m, &lf->m->fs.v[i], &lf->hosts[i]);
+		peer_hosts_of(lf, &lf->m->fs.v[i], &lf->peer_hosts[i]);
+		lf->have_hosts[i] = true;
+	}
+	return &lf->hosts[i];
+}
+
+/* Edge k, whose ids match g and f, holds between them. */
+static bool edge_holds(linkfacts *lf, size_t k, size_t gi, size_t fi)
+{
+	const causeedge *e = &lf->m->cat->edges[k];
+	const finding *g = &lf->m->fs.v[gi], *f = &lf->m->fs.v[fi];
+	if (g->severity < e->min_severity)
 		return false;
 	/* a wildcard cause runs forward in the chain only */
 	if (strcmp(e->cause, "*") == 0 && g->kind > f->kind)
@@ -90,9 +179,11 @@ static bool edge_holds(const model *m, const causeedge *e, const finding *g, con
 	case WHEN_SAME_PROCESS:
 		return procs_meet(g, f);
 	case WHEN_SAME_HOST:
-		return procs_meet(g, f) || hosts_meet(m, g, f);
+		return procs_meet(g, f) || sets_meet(hosts_at(lf, gi), hosts_at(lf, fi));
 	case WHEN_PEER:
-		return procs_meet(g, f) || hosts_meet(m, g, f) || peer_on(m, f, g);
+		/* f names a peer address on g's hosts */
+		return procs_meet(g, f) || sets_meet(hosts_at(lf, gi), hosts_at(lf, fi)) ||
+		       (f->peers.n && (hosts_at(lf, fi), sets_meet(&lf->peer_hosts[fi], hosts_at(lf, gi))));
 	}
 	return false;
 }
@@ -121,12 +212,14 @@ static bool better_cause(const finding *a, const finding *b)
 	return a->seq < b->seq;
 }
 
-static bool explains_any(const model *m, const finding *g, const finding *f)
+/* Does an edge whose ids match g and f hold between them? */
+static bool explains_any(linkfacts *lf, size_t gi, size_t fi)
 {
-	const catalog *cat = m->cat;
-	for (size_t k = 0; cat && k < cat->nedges; k++)
-		if (edge_holds(m, &cat->edges[k], g, f))
-			return true;
+	const uint64_t *c = &lf->as_cause[gi * lf->words], *e = &lf->as_effect[fi * lf->words];
+	for (size_t w = 0; w < lf->words; w++)
+		for (uint64_t both = c[w] & e[w]; both; both &= both - 1)
+			if (edge_holds(lf, w * 64 + (size_t)__builtin_ctzll(both), gi, fi))
+				return true;
 	return false;
 }
 
@@ -141,6 +234,15 @@ static bool reaches(const findings *fs, int g, int f)
 	return false;
 }
 
+static int cmp_kind_desc(const void *a, const void *b, void *ctx)
+{
+	const findings *fs = ctx;
+	int x = *(const int *)a, y = *(const int *)b;
+	if (fs->v[x].kind != fs->v[y].kind)
+		return fs->v[x].kind > fs->v[y].kind ? -1 : 1;
+	return x - y;
+}
+
 void causes_link(model *m)
 {
 	findings *fs = &m->fs;
@@ -151,19 +253,17 @@ void causes_link(model *m)
 		fs->v[i].cause = -1;
 		fs->v[i].demoted = false;
 	}
-	for (size_t i = 1; i < fs->n; i++)
-		for (size_t k = i; k > 0 && fs->v[order[k - 1]].kind < fs->v[order[k]].kind; k--) {
-			int t = order[k];
-			order[k] = order[k - 1];
-			order[k - 1] = t;
-		}
+	/* stable: alike kinds keep their arrival order */
+	qsort_r(order, fs->n, sizeof *order, cmp_kind_desc, fs);
+	linkfacts lf;
+	linkfacts_init(&lf, m);
 	for (size_t oi = 0; oi < fs->n; oi++) {
 		int fi = order[oi];
 		finding *f = &fs->v[fi];
 		int best = -1;
 		for (size_t gi = 0; gi < fs->n; gi++) {
 			const finding *g = &fs->v[gi];
-			if (!may_cause(g, f) || reaches(fs, (int)gi, fi) || !explains_any(m, g, f))
+			if (!may_cause(g, f) || !explains_any(&lf, gi, (size_t)fi) || reaches(fs, (int)gi, fi))
 				continue;
 			if (best < 0 || better_cause(g, &fs->v[best]))
 				best = (int)gi;
@@ -173,6 +273,7 @@ void causes_link(model *m)
 		if (best >= 0 && f->confidence == CONF_SUSPECTED && fs->v[best].confidence != CONF_SUSPECTED)
 			f->demoted = true;
 	}
+	linkfacts_free(&lf);
 	free(order);
 }
 

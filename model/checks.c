@@ -72,13 +72,17 @@ bool quiet(const model *m, const proc *p)
 
 int count_hosts(const model *m)
 {
-	intset h = { 0 };
+	int *v = xmalloc((m->nprocs ? m->nprocs : 1) * sizeof *v);
+	size_t n = 0;
 	for (size_t i = 0; i < m->nprocs; i++)
 		if (m->procs[i].host >= 0 && m->procs[i].pid >= 0)
-			intset_add(&h, m->procs[i].host);
-	int n = (int)h.n;
+			v[n++] = m->procs[i].host;
+	intset h = { 0 };
+	intset_build(&h, v, n);
+	int hosts = (int)h.n;
 	intset_free(&h);
-	return n;
+	free(v);
+	return hosts;
 }
 
 static int max_nnodes(const model *m)
@@ -139,8 +143,9 @@ bool env_is(const model *m, const envset *e, const char *var, const char *val)
  * kills, RAS) before the watchdog, ranks and init (a GPU fault makes a
  * stuck init certain), the watchdog before ranks and init (a job that
  * timed out makes a stuck init certain), the per-process checks after the
- * findings they adjust, and the cause graph last, over all of them. The
- * names are those of the catalog's "emitted_by": "check:NAME". */
+ * findings they adjust, what the caps dropped, and the cause graph last,
+ * over all of them. The names are those of the catalog's "emitted_by":
+ * "check:NAME". */
 static const struct check {
 	const char *name;
 	void (*run)(model *m);
@@ -171,6 +176,7 @@ static const struct check {
 	{ "root-warns", cite_root_warns },
 	{ "first-failure", hint_first_failure },
 	{ "connect-target", name_connect_target },
+	{ "caps", check_caps },
 	{ "causes", causes_link },
 };
 

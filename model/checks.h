@@ -57,6 +57,8 @@ void check_oom(model *m);
 void check_kills(model *m);
 void check_ras(model *m);
 void check_nccl_tests(model *m);
+/* caps.c */
+void check_caps(model *m);
 /* checks_causes.c */
 void place_by_pid(model *m);
 void check_recovered_chains(model *m);

@@ -8,13 +8,30 @@
 
 #include "../util/ipaddr.h"
 
+/* Processes in order of NCCL version (interned ids), then index. */
+static int cmp_version(const void *a, const void *b, void *ctx)
+{
+	const model *m = ctx;
+	int x = *(const int *)a, y = *(const int *)b;
+	if (m->procs[x].version_short != m->procs[y].version_short)
+		return m->procs[x].version_short < m->procs[y].version_short ? -1 : 1;
+	return x - y;
+}
 
 void check_versions(model *m)
 {
-	intset vers = { 0 };
+	int *ord = xmalloc((m->nprocs ? m->nprocs : 1) * sizeof *ord);
+	size_t nord = 0;
 	for (size_t i = 0; i < m->nprocs; i++)
 		if (m->procs[i].version_short >= 0)
-			intset_add(&vers, m->procs[i].version_short);
+			ord[nord++] = (int)i;
+	qsort_r(ord, nord, sizeof *ord, cmp_version, m);
+	intset vers = { 0 };
+	for (size_t i = 0; i < nord; i++)
+		if (!i || m->procs[ord[i]].version_short != m->procs[ord[i - 1]].version_short) {
+			grow(&vers.v, &vers.cap, vers.n, sizeof *vers.v);
+			vers.v[vers.n++] = m->procs[ord[i]].version_short;
+		}
 	bool old = false, modern = false;
 	unsigned fmt = 0;
 	for (size_t i = 0; i < m->nprocs; i++) {
@@ -30,20 +47,24 @@ void check_versions(model *m)
 	bool fmt_differs = (old && modern) || fmt == 3;
 	if (vers.n < 2 && !fmt_differs) {
 		intset_free(&vers);
+		free(ord);
 		return;
 	}
 	strbuf msg = { 0 };
 	if (vers.n >= 2) {
 		sb_adds(&msg, "ranks run different NCCL versions: ");
-		for (size_t v = 0; v < vers.n; v++) {
+		/* each version's processes are a run of ord; a message past what a
+		 * finding keeps is cut there anyway */
+		for (size_t i = 0, j; i < nord && msg.n <= FINDING_MAX_TEXT; i = j) {
 			intset ps = { 0 };
-			for (size_t i = 0; i < m->nprocs; i++)
-				if (m->procs[i].version_short == vers.v[v])
-					intset_add(&ps, (int)i);
-			if (v)
+			for (j = i; j < nord && m->procs[ord[j]].version_short == m->procs[ord[i]].version_short; j++) {
+				grow(&ps.v, &ps.cap, ps.n, sizeof *ps.v);
+				ps.v[ps.n++] = ord[j];
+			}
+			if (i)
 				sb_adds(&msg, "; ");
 			bool one = model_describe(m, &ps, &msg);
-			sb_printf(&msg, " %s %s", one ? "runs" : "run", intern_str(&m->str, vers.v[v]));
+			sb_printf(&msg, " %s %s", one ? "runs" : "run", intern_str(&m->str, m->procs[ord[i]].version_short));
 			intset_free(&ps);
 		}
 	} else {
@@ -66,11 +87,12 @@ void check_versions(model *m)
 			continue;
 		const evref *e = p->ev_version.text ? &p->ev_version : (p->ev_boot.text ? &p->ev_boot : NULL);
 		findings_note(f, (int)i, 0, -1, 0, SLICE_NONE);
-		if (e && intset_add(&shown, key))
+		if (e && f->nev < FINDING_MAX_EVIDENCE && intset_add(&shown, key))
 			findings_add_evidence(f, e->file, e->line, (int)i, slice_from(e->text));
 	}
 	intset_free(&shown);
 	intset_free(&vers);
+	free(ord);
 	sb_free(&msg);
 }
 
@@ -89,30 +111,46 @@ static bool risky_env(const char *var, const char *val)
 	return false;
 }
 
+/* Environment settings in order of variable, then value (interned ids,
+ * so the order of first appearance), then arrival. */
+static int cmp_env(const void *a, const void *b, void *ctx)
+{
+	const model *m = ctx;
+	const envset *x = &m->env[*(const int *)a], *y = &m->env[*(const int *)b];
+	if (x->var != y->var)
+		return x->var < y->var ? -1 : 1;
+	if (x->val != y->val)
+		return x->val < y->val ? -1 : 1;
+	return *(const int *)a - *(const int *)b;
+}
+
+/* At most this many variables are reported as inconsistent, one finding
+ * each: a log with thousands of them says the same thing. */
+#define ENV_INCONSISTENT_MAX 32
+
 void check_env(model *m)
 {
 	if (!m->nenv)
 		return;
-	intset vars = { 0 };
+	int *ord = xmalloc(m->nenv * sizeof *ord);
+	for (size_t i = 0; i < m->nenv; i++)
+		ord[i] = (int)i;
+	qsort_r(ord, m->nenv, sizeof *ord, cmp_env, m);
 	bool risky = false;
-	for (size_t i = 0; i < m->nenv; i++) {
-		intset_add(&vars, m->env[i].var);
+	for (size_t i = 0; i < m->nenv; i++)
 		if (risky_env(intern_str(&m->str, m->env[i].var), intern_str(&m->str, m->env[i].val)))
 			risky = true;
-	}
 	strbuf msg = { 0 };
 	sb_adds(&msg, "NCCL settings from the environment: ");
-	for (size_t v = 0; v < vars.n; v++) {
-		intset vals = { 0 };
-		for (size_t i = 0; i < m->nenv; i++)
-			if (m->env[i].var == vars.v[v] && m->env[i].val >= 0)
-				intset_add(&vals, m->env[i].val);
-		if (v)
-			sb_adds(&msg, ", ");
-		sb_printf(&msg, "%s=", intern_str(&m->str, vars.v[v]));
-		for (size_t k = 0; k < vals.n; k++)
-			sb_printf(&msg, "%s%s", k ? "|" : "", intern_str(&m->str, vals.v[k]));
-		intset_free(&vals);
+	for (size_t i = 0; i < m->nenv; i++) {
+		const envset *e = &m->env[ord[i]], *prev = i ? &m->env[ord[i - 1]] : NULL;
+		bool first = !prev || prev->var != e->var;
+		if (first)
+			sb_printf(&msg, "%s%s=", i ? ", " : "", intern_str(&m->str, e->var));
+		if (e->val >= 0 && (first || prev->val != e->val))
+			sb_printf(&msg, "%s%s", first || prev->val < 0 ? "" : "|", intern_str(&m->str, e->val));
+		if (msg.n > FINDING_MAX_TEXT)
+			break; /* the message is cut there anyway */
 	}
 	finding *f = job_finding(m, "env-override", NULL, risky ? SEV_WARNING : SEV_INFO,
 				  msg.p,
@@ -126,57 +164,72 @@ void check_env(model *m)
 		const envset *e = &m->env[i];
 		bool r = risky_env(intern_str(&m->str, e->var), intern_str(&m->str, e->val));
 		findings_note(f, e->proc, 0, -1, 0, SLICE_NONE);
-		if ((r || !risky) && intset_add(&shown, e->var))
+		if ((r || !risky) && f->nev < FINDING_MAX_EVIDENCE && intset_add(&shown, e->var))
 			findings_add_evidence(f, e->ev.file, e->ev.line, e->proc, slice_from(e->ev.text));
 	}
 	intset_free(&shown);
 	sb_free(&msg);
 	/* inconsistent: a variable set on some hosts and not on others that print their settings */
-	intset env_hosts = { 0 };
+	intset env_hosts = { 0 }, boot_hosts = { 0 };
 	for (size_t i = 0; i < m->nenv; i++)
 		if (m->procs[m->env[i].proc].host >= 0)
 			intset_add(&env_hosts, m->procs[m->env[i].proc].host);
-	for (size_t v = 0; v < vars.n && count_hosts(m) > 1 && env_hosts.n; v++) {
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i].host >= 0 && m->procs[i].boot.name >= 0)
+			intset_add(&boot_hosts, m->procs[i].host);
+	bool hosts = count_hosts(m) > 1 && env_hosts.n;
+	int reported = 0;
+	for (size_t i = 0, j; hosts && i < m->nenv && reported < ENV_INCONSISTENT_MAX; i = j) {
+		int var = m->env[ord[i]].var;
 		intset with = { 0 }, vals = { 0 }, lack = { 0 };
-		for (size_t i = 0; i < m->nenv; i++)
-			if (m->env[i].var == vars.v[v] && m->procs[m->env[i].proc].host >= 0) {
-				intset_add(&with, m->procs[m->env[i].proc].host);
-				intset_add(&vals, m->env[i].val);
+		for (j = i; j < m->nenv && m->env[ord[j]].var == var; j++) {
+			const envset *e = &m->env[ord[j]];
+			if (m->procs[e->proc].host >= 0) {
+				intset_add(&with, m->procs[e->proc].host);
+				intset_add(&vals, e->val);
 			}
+		}
 		/* a host that logs its bootstrap but not the setting does not have it */
-		for (size_t i = 0; i < m->nprocs; i++)
-			if (m->procs[i].host >= 0 && !intset_has(&with, m->procs[i].host) && m->procs[i].boot.name >= 0)
-				intset_add(&lack, (int)i);
+		size_t covered = 0;
+		for (size_t k = 0; k < with.n; k++)
+			covered += intset_has(&boot_hosts, with.v[k]);
+		for (size_t k = 0; covered < boot_hosts.n && k < m->nprocs; k++)
+			if (m->procs[k].host >= 0 && !intset_has(&with, m->procs[k].host) && m->procs[k].boot.name >= 0)
+				intset_add(&lack, (int)k);
 		if (lack.n || vals.n > 1) {
 			strbuf im = { 0 };
-			const char *var = intern_str(&m->str, vars.v[v]);
+			const char *name = intern_str(&m->str, var);
 			if (vals.n > 1) {
-				sb_printf(&im, "%s has different values on different hosts:", var);
+				sb_printf(&im, "%s has different values on different hosts:", name);
 				for (size_t k = 0; k < vals.n; k++)
 					sb_printf(&im, "%s '%s'", k ? "," : "", intern_str(&m->str, vals.v[k]));
 			} else {
-				sb_printf(&im, "%s is set on some hosts but not for ", var);
+				sb_printf(&im, "%s is set on some hosts but not for ", name);
 				model_describe(m, &lack, &im);
 			}
-			strbuf key = { 0 };
-			sb_adds(&key, var);
-			finding *g = job_finding(m, "socket-env-inconsistent", key.p, SEV_WARNING, im.p,
+			finding *g = job_finding(m, "socket-env-inconsistent", name, SEV_WARNING, im.p,
 						  "set NCCL variables the same way for every rank and pass them through the "
 						  "launcher (srun --export=ALL, mpirun -x VAR, the torchrun environment)",
 						  false);
-			for (size_t i = 0; i < m->nenv; i++)
-				if (m->env[i].var == vars.v[v])
-					findings_note(g, m->env[i].proc, 0, m->env[i].ev.file, m->env[i].ev.line,
-						      slice_from(m->env[i].ev.text));
-			sb_free(&key);
+			/* in arrival order, as the lines came */
+			intset idx = { 0 };
+			for (size_t k = i; k < j; k++)
+				intset_add(&idx, ord[k]);
+			for (size_t k = 0; k < idx.n; k++) {
+				const envset *e = &m->env[idx.v[k]];
+				findings_note(g, e->proc, 0, e->ev.file, e->ev.line, slice_from(e->ev.text));
+			}
+			intset_free(&idx);
 			sb_free(&im);
+			reported++;
 		}
 		intset_free(&with);
 		intset_free(&vals);
 		intset_free(&lack);
 	}
 	intset_free(&env_hosts);
-	intset_free(&vars);
+	intset_free(&boot_hosts);
+	free(ord);
 }
 
 /* The processes that could share a GPU, by (busId, host, comm): each is
@@ -258,30 +311,44 @@ void check_duplicate_gpu(model *m)
 	free(ge);
 }
 
+/* Processes in order of host (interned ids), then index. */
+static int cmp_host(const void *a, const void *b, void *ctx)
+{
+	const model *m = ctx;
+	int x = *(const int *)a, y = *(const int *)b;
+	if (m->procs[x].host != m->procs[y].host)
+		return m->procs[x].host < m->procs[y].host ? -1 : 1;
+	return x - y;
+}
+
 /* Distinct nodes reporting one hostname: NCCL then takes them for one
  * node and tries shared memory and P2P between them. */
 void check_duplicate_hostname(model *m)
 {
-	intset hosts = { 0 };
+	/* the processes of each host together: one pass over them all */
+	int *ord = xmalloc((m->nprocs ? m->nprocs : 1) * sizeof *ord);
+	size_t n = 0;
 	for (size_t i = 0; i < m->nprocs; i++)
 		if (m->procs[i].host >= 0)
-			intset_add(&hosts, m->procs[i].host);
-	for (size_t h = 0; h < hosts.n; h++) {
+			ord[n++] = (int)i;
+	qsort_r(ord, n, sizeof *ord, cmp_host, m);
+	for (size_t h = 0, next; h < n; h = next) {
+		int host = m->procs[ord[h]].host;
 		intset addrs = { 0 }, procs = { 0 };
-		for (size_t i = 0; i < m->nprocs; i++) {
-			const proc *p = &m->procs[i];
-			if (p->host != hosts.v[h] || p->boot.addr < 0 || iface_kind(m, p->boot) != IFK_PHYS)
+		for (next = h; next < n && m->procs[ord[next]].host == host; next++) {
+			const proc *p = &m->procs[ord[next]];
+			if (p->boot.addr < 0 || iface_kind(m, p->boot) != IFK_PHYS)
 				continue;
 			intset_add(&addrs, p->boot.addr);
-			intset_add(&procs, (int)i);
+			intset_add(&procs, ord[next]);
 		}
 		if (addrs.n > 1) {
 			strbuf msg = { 0 };
 			sb_printf(&msg, "%zu nodes with different addresses all report the hostname %s:", addrs.n,
-				  intern_str(&m->str, hosts.v[h]));
+				  intern_str(&m->str, host));
 			for (size_t k = 0; k < addrs.n && k < 4; k++)
 				sb_printf(&msg, " %s", intern_str(&m->str, addrs.v[k]));
-			finding *f = job_finding(m, "duplicate-hostname", intern_str(&m->str, hosts.v[h]), SEV_WARNING, msg.p,
+			finding *f = job_finding(m, "duplicate-hostname", intern_str(&m->str, host), SEV_WARNING, msg.p,
 						  "give every node (pod, container) its own hostname, or set NCCL_HOSTID per node; "
 						  "NCCL otherwise assumes shared memory and P2P between them",
 						  false);
@@ -289,7 +356,7 @@ void check_duplicate_hostname(model *m)
 			for (size_t i = 0; i < procs.n; i++) {
 				const proc *p = &m->procs[procs.v[i]];
 				findings_note(f, procs.v[i], 0, -1, 0, SLICE_NONE);
-				if (intset_add(&shown, p->boot.addr))
+				if (f->nev < FINDING_MAX_EVIDENCE && intset_add(&shown, p->boot.addr))
 					findings_add_evidence(f, p->ev_boot.file, p->ev_boot.line, procs.v[i], slice_from(p->ev_boot.text));
 			}
 			intset_free(&shown);
@@ -298,7 +365,7 @@ void check_duplicate_hostname(model *m)
 		intset_free(&addrs);
 		intset_free(&procs);
 	}
-	intset_free(&hosts);
+	free(ord);
 }
 
 /* cudaDriverVersion older than the CUDA NCCL was built with ("+cuda12.4"). */

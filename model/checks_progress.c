@@ -25,7 +25,11 @@ void check_ranks(model *m)
 		/* a rank is seen in the communicator's own lines or in a line of
 		 * its process that names it (Init timings: rank R nranks N) */
 		intset seen = { 0 }, missing = { 0 };
-		intset_addall(&seen, &c->seen);
+		int *held;
+		size_t nheld = model_comm_ranks(c, CR_SEEN, &held);
+		for (size_t i = 0; i < nheld; i++)
+			intset_add(&seen, held[i]);
+		free(held);
 		for (size_t i = 0; i < m->nprocs; i++) {
 			int r = model_proc_rank(m, (int)i);
 			if (r >= 0 && m->procs[i].nranks == c->nranks)
@@ -43,15 +47,24 @@ void check_ranks(model *m)
 					  "check that every rank's log was collected (one NCCL_DEBUG_FILE per rank, "
 					  "e.g. %h-%p.log), and whether the missing ranks' processes started at all",
 					  false);
-		/* the finding is about the ranks that are not there */
-		intset_addall(&f->ranks, &missing);
-		for (int r = 0; r < c->rank_cap; r++)
-			if (c->rank_proc[r] >= 0) {
-				const proc *p = &m->procs[c->rank_proc[r]];
-				findings_note(f, c->rank_proc[r], 0, p->ev_init.file, p->ev_init.line,
-					      slice_from(p->ev_init.text));
+		/* the finding is about the ranks that are not there (the message
+		 * lists them all; the finding names as many as any finding does) */
+		for (size_t k = 0; k < missing.n && k < FINDING_MAX_KEYS; k++)
+			intset_add(&f->ranks, missing.v[k]);
+		if (missing.n > FINDING_MAX_KEYS)
+			f->scoped = true; /* its ranks are the message's, not the first few it holds */
+		/* the init line of the lowest rank known */
+		int *ranks;
+		size_t nr = model_comm_ranks(c, 0, &ranks);
+		for (size_t k = 0; k < nr; k++) {
+			int pi = model_comm_proc(c, ranks[k]);
+			if (pi >= 0) {
+				const proc *p = &m->procs[pi];
+				findings_note(f, pi, 0, p->ev_init.file, p->ev_init.line, slice_from(p->ev_init.text));
 				break;
 			}
+		}
+		free(ranks);
 		intset_free(&missing);
 		sb_free(&msg);
 	}
@@ -97,10 +110,10 @@ void check_init(model *m)
 	}
 	/* ranks of a communicator seen starting but never completing */
 	for (size_t c = 0; c < m->ncomms; c++)
-		for (size_t k = 0; k < m->comms[c].seen.n; k++) {
-			int r = m->comms[c].seen.v[k];
-			if (!intset_has(&m->comms[c].done, r) && r < m->comms[c].rank_cap && m->comms[c].rank_proc[r] >= 0) {
-				int pi = m->comms[c].rank_proc[r];
+		for (size_t k = 0; k < m->comms[c].rkcap; k++) {
+			const commrank *r = &m->comms[c].rk[k];
+			if (r->rank >= 0 && (r->flags & (CR_SEEN | CR_DONE)) == CR_SEEN && r->proc >= 0) {
+				int pi = r->proc;
 				if (!m->procs[pi].aborted && !m->procs[pi].destroyed && m->procs[pi].phase != PH_RUNNING &&
 				    !m->procs[pi].init_done && quiet(m, &m->procs[pi]))
 					intset_add(&stuck, pi);

@@ -49,8 +49,8 @@ static int ras_proc(const model *m, const sysev *e, int *host)
 				return (int)i;
 			}
 	int c = comm_of_hash(m, e->a);
-	if (c >= 0 && e->rank >= 0 && e->rank < m->comms[c].rank_cap && m->comms[c].rank_proc[e->rank] >= 0) {
-		int pi = m->comms[c].rank_proc[e->rank];
+	if (c >= 0 && e->rank >= 0 && e->rank <= INT32_MAX && model_comm_proc(&m->comms[c], (int)e->rank) >= 0) {
+		int pi = model_comm_proc(&m->comms[c], (int)e->rank);
 		if (m->procs[pi].host >= 0)
 			*host = m->procs[pi].host;
 		return pi;

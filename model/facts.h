@@ -64,6 +64,7 @@
 	X(DOUBLE, warn_time, 0, OWN, none)       /* of ev_warn */                                  \
 	X(DOUBLE, last_wall, 0, OWN, none)       /* live: when its last line arrived */            \
 	X(U64, nlines, 0, SUM, none)                                                               \
+	X(U64, records, 0, SUM, none)            /* its records: what a cap counts when a merge drops it */ \
 	X(INT, nenv, 0, SUM, none)               /* "set by environment" lines seen */             \
 	X(STR, ras_addr, -1, FIRST, none)        /* where its RAS thread listens ("10.0.0.5<30411>") */
 

@@ -74,6 +74,7 @@ struct frmatch {
 	size_t npgs, pgcap;
 	int32_t *ptab; /* open addressing over pgs by key */
 	size_t ptcap;
+	hashkey pkey;  /* ptab's keys are keyed: group names come from the dumps */
 	rinfo **ranks; /* by rank */
 	size_t nranks;
 	intern texts;
@@ -114,6 +115,7 @@ frmatch *frmatch_new(void)
 {
 	frmatch *m = xcalloc(1, sizeof *m);
 	intern_init(&m->texts);
+	hashkey_random(&m->pkey);
 	return m;
 }
 
@@ -125,11 +127,10 @@ static int cmp_i64(const void *a, const void *b)
 
 /* ---- groups ---- */
 
-static uint64_t pg_key(const char *name, const int64_t *ranks, size_t n, bool listed)
+static uint64_t pg_key(const frmatch *m, const char *name, const int64_t *ranks, size_t n, bool listed)
 {
-	uint64_t h = fnv_str(name, 1469598103934665603ull);
-	h = fnv(&listed, 1, h);
-	return fnv(ranks, n * sizeof *ranks, h);
+	return siphash_ints(&m->pkey, siphash(&m->pkey, name, strlen(name)),
+			    siphash(&m->pkey, ranks, n * sizeof *ranks) ^ (uint64_t)listed);
 }
 
 static bool pg_same(const pg *g, const char *name, const int64_t *ranks, size_t n, bool listed)
@@ -160,7 +161,7 @@ static int pg_find(frmatch *m, const char *name, const char *desc, int64_t *rank
 {
 	if (!listed)
 		n = 0;
-	uint64_t key = pg_key(name, ranks, n, listed);
+	uint64_t key = pg_key(m, name, ranks, n, listed);
 	if (m->npgs * 2 >= m->ptcap)
 		ptab_rehash(m);
 	size_t j = key & (m->ptcap - 1);
@@ -515,7 +516,8 @@ static int batch_text(frmatch *m, const frdump *d, const batch *o)
 		k = mix(k, fnv_str(d->dtypes[e->in_dtypes + i], 3));
 	for (uint32_t i = 0; i < e->n_out_dtypes; i++)
 		k = mix(k, fnv_str(d->dtypes[e->out_dtypes + i], 4));
-	k = mix(k, o->n) | 1; /* 0 marks a free slot */
+	/* the slot from a keyed hash: a dump cannot line its signatures up */
+	k = siphash_ints(&m->pkey, k, o->n) | 1; /* 0 marks a free slot */
 	if (m->tn * 2 >= m->tcap) {
 		size_t cap = m->tcap ? m->tcap * 2 : 256;
 		uint64_t *keys = xcalloc(cap, sizeof *keys);

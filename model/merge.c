@@ -50,6 +50,23 @@ static void evref_merge(evref *dst, const evref *src, const remap *r)
 	dst->text = xstrdup(src->text);
 }
 
+/* Cites src's line e (src's numbering) as the first line a cap dropped
+ * something from, when it comes before the one dst cites: inputs are
+ * merged in reading order, so the smaller (input, line) was read first. */
+static void cite_drop(model *dst, const evref *e, const remap *r)
+{
+	if (!e->text)
+		return;
+	int file = rf(r, e->file);
+	uint64_t line = rl(r, e->file, e->line);
+	evref *d = &dst->ev_cap;
+	if (d->text && (d->file < file || (d->file == file && d->line <= line)))
+		return;
+	free(d->text);
+	*d = (evref){ 0 };
+	evref_merge(d, e, r);
+}
+
 static iface iface_map(const remap *r, iface f)
 {
 	return (iface){ rs(r, f.name), rs(r, f.addr) };
@@ -163,12 +180,12 @@ static void proc_merge(proc *d, const proc *s, const remap *r)
 	}
 }
 
-static comm *comm_find_key(model *m, int key)
+/* Findings by arrival: the order of the first occurrence. */
+static int cmp_seq(const void *a, const void *b, void *ctx)
 {
-	for (size_t i = 0; i < m->ncomms; i++)
-		if (m->comms[i].key == key)
-			return &m->comms[i];
-	return NULL;
+	const findings *fs = ctx;
+	uint64_t x = fs->v[*(const size_t *)a].seq, y = fs->v[*(const size_t *)b].seq;
+	return (x > y) - (x < y);
 }
 
 void model_merge(model *dst, const model *src)
@@ -202,24 +219,28 @@ void model_merge(model *dst, const model *src)
 	r.comm = xmalloc((src->ncomms ? src->ncomms : 1) * sizeof(int));
 	for (size_t i = 0; i < src->ncomms; i++) {
 		const comm *sc = &src->comms[i];
-		comm *dc = comm_find_key(dst, rs(&r, sc->key));
-		if (!dc) {
-			grow(&dst->comms, &dst->commcap, dst->ncomms, sizeof *dst->comms);
-			dc = &dst->comms[dst->ncomms++];
-			*dc = (comm){ 0 };
-			dc->key = rs(&r, sc->key);
-			dc->nranks = sc->nranks;
-			dc->rank_cap = sc->rank_cap;
-			dc->rank_proc = xmalloc((size_t)(dc->rank_cap ? dc->rank_cap : 1) * sizeof(int));
-			for (int k = 0; k < dc->rank_cap; k++)
-				dc->rank_proc[k] = -1;
+		int key = rs(&r, sc->key);
+		comm *dc = key >= 0 ? model_comm_find(dst, key) : NULL;
+		if (!dc && key >= 0 && dst->ncomms < MODEL_MAX_COMMS)
+			dc = model_comm_get(dst, key, sc->nranks);
+		if (dc) {
+			dc->lines += sc->lines;
+			evref_merge(&dc->ev, &sc->ev, &r);
+		} else {
+			/* what reading it after dst's inputs would have dropped */
+			dst->dropped[CAP_COMMS] += sc->lines;
+			cite_drop(dst, &sc->ev, &r);
 		}
-		r.comm[i] = (int)(dc - dst->comms);
+		r.comm[i] = dc ? (int)(dc - dst->comms) : -1;
 	}
 	r.proc = xmalloc((src->nprocs ? src->nprocs : 1) * sizeof(int));
 	for (size_t i = 0; i < src->nprocs; i++) {
 		const proc *sp = &src->procs[i];
 		int host = rs(&r, sp->host);
+		if (host < 0 && sp->host >= 0) {
+			r.proc[i] = -1; /* no room for its host's name (counted): as if unread */
+			continue;
+		}
 		int d = sp->pid >= 0 ? model_proc_find(dst, host, sp->pid) : pseudo_target(dst, sp, &r);
 		if (d < 0 && sp->pid >= 0) {
 			/* as reading the whole file would: an NCCL process takes over the
@@ -235,6 +256,11 @@ void model_merge(model *dst, const model *src)
 		}
 		if (d < 0 && sp->activity_only) {
 			r.proc[i] = -1; /* nobody to give these times to: as if unread */
+			continue;
+		}
+		if (d < 0 && dst->nprocs >= MODEL_MAX_PROCS) {
+			dst->dropped[CAP_PROCS] += sp->records;
+			r.proc[i] = -1;
 			continue;
 		}
 		if (d < 0) {
@@ -254,23 +280,34 @@ void model_merge(model *dst, const model *src)
 	}
 	for (size_t i = 0; i < src->ncomms; i++) {
 		const comm *sc = &src->comms[i];
+		if (r.comm[i] < 0)
+			continue;
 		comm *dc = &dst->comms[r.comm[i]];
-		intset_addall(&dc->seen, &sc->seen);
-		intset_addall(&dc->done, &sc->done);
-		for (int k = sc->set_lo1 ? sc->set_lo1 - 1 : 0; k < sc->set_hi1 && k < sc->rank_cap && k < dc->rank_cap; k++)
-			if (sc->rank_proc[k] >= 0 && dc->rank_proc[k] < 0)
-				model_comm_rank(dc, k, r.proc[sc->rank_proc[k]]);
+		/* in rank order, not the hash's: a cap keeps the same ranks every run */
+		int *v;
+		size_t n = model_comm_ranks(sc, 0, &v);
+		for (size_t k = 0; k < n; k++) {
+			int pi = model_comm_proc(sc, v[k]);
+			unsigned fl = (model_comm_has(sc, v[k], CR_SEEN) ? CR_SEEN : 0) | (model_comm_has(sc, v[k], CR_DONE) ? CR_DONE : 0);
+			model_comm_mark(dst, dc, v[k], fl, pi >= 0 ? r.proc[pi] : -1);
+		}
+		free(v);
 	}
 	for (size_t i = 0; i < src->nwd; i++) {
 		const wdog *s = &src->wd[i];
-		wdog *w = NULL;
-		for (size_t k = 0; k < dst->nwd && !w; k++)
-			if (dst->wd[k].proc == r.proc[s->proc] && dst->wd[k].pgrank == s->pgrank)
-				w = &dst->wd[k];
+		int pi = r.proc[s->proc];
+		if (pi < 0)
+			continue;
+		wdog *w = model_wdog_find(dst, pi, s->pgrank);
+		if (!w && dst->nwd >= MODEL_MAX_WATCHDOG) {
+			dst->dropped[CAP_WATCHDOG] += s->lines;
+			continue;
+		}
 		if (!w) {
 			grow(&dst->wd, &dst->wdcap, dst->nwd, sizeof *dst->wd);
-			w = &dst->wd[dst->nwd++];
-			*w = (wdog){ r.proc[s->proc], s->pgrank, -2, -2, -2, -1, 0, { 0 } };
+			w = &dst->wd[dst->nwd];
+			*w = (wdog){ pi, s->pgrank, -2, -2, -2, -1, 0, { 0 }, 0 };
+			model_wdog_indexed(dst, (int)dst->nwd++);
 		}
 		/* what later lines said wins, as in model_match */
 		if (s->seq >= -1)
@@ -283,6 +320,7 @@ void model_merge(model *dst, const model *src)
 			w->op = rs(&r, s->op);
 		if (s->timeout_ms)
 			w->timeout_ms = s->timeout_ms;
+		w->lines += s->lines;
 		evref_merge(&w->ev, &s->ev, &r);
 	}
 	/* later inputs (or later parts of one) resolve streams as src left them */
@@ -293,14 +331,21 @@ void model_merge(model *dst, const model *src)
 	for (size_t i = 0; i < src->nenv; i++) {
 		const envset *s = &src->env[i];
 		int var = rs(&r, s->var), pi = r.proc[s->proc];
-		bool have = false;
-		for (size_t k = 0; k < dst->nenv; k++)
-			have |= dst->env[k].proc == pi && dst->env[k].var == var;
-		if (have)
+		if (pi < 0 || var < 0)
 			continue;
+		envset *have = model_env_find(dst, pi, var);
+		if (have) {
+			have->lines += s->lines;
+			continue;
+		}
+		if (dst->nenv >= MODEL_MAX_ENV) {
+			dst->dropped[CAP_ENV] += s->lines;
+			continue;
+		}
 		grow(&dst->env, &dst->envcap, dst->nenv, sizeof *dst->env);
-		envset *e = &dst->env[dst->nenv++];
-		*e = (envset){ var, rs(&r, s->val), pi, { 0 } };
+		envset *e = &dst->env[dst->nenv];
+		*e = (envset){ var, rs(&r, s->val), pi, { 0 }, s->lines };
+		model_env_indexed(dst, (int)dst->nenv++);
 		evref_merge(&e->ev, &s->ev, &r);
 	}
 	for (size_t i = 0; i < src->nsys; i++) {
@@ -387,12 +432,7 @@ void model_merge(model *dst, const model *src)
 	size_t *order = xmalloc((src->fs.n ? src->fs.n : 1) * sizeof *order);
 	for (size_t i = 0; i < src->fs.n; i++)
 		order[i] = i;
-	for (size_t i = 1; i < src->fs.n; i++)
-		for (size_t k = i; k > 0 && src->fs.v[order[k - 1]].seq > src->fs.v[order[k]].seq; k--) {
-			size_t t = order[k];
-			order[k] = order[k - 1];
-			order[k - 1] = t;
-		}
+	qsort_r(order, src->fs.n, sizeof *order, cmp_seq, (void *)&src->fs);
 	for (size_t oi = 0; oi < src->fs.n; oi++) {
 		const finding *s = &src->fs.v[order[oi]];
 		if (s->job)
@@ -403,11 +443,15 @@ void model_merge(model *dst, const model *src)
 					  NULL);
 		f->scoped |= s->scoped;
 		for (size_t k = 0; k < s->procs.n; k++)
-			intset_add(&f->procs, r.proc[s->procs.v[k]]);
-		intset_addall(&f->ranks, &s->ranks);
+			if (r.proc[s->procs.v[k]] >= 0)
+				intset_add(&f->procs, r.proc[s->procs.v[k]]);
+		for (size_t k = 0; k < s->ranks.n; k++)
+			findings_add_key(&dst->fs, f, &f->ranks, s->ranks.v[k]);
 		for (size_t k = 0; k < s->peers.n; k++)
-			intset_add(&f->peers, rs(&r, s->peers.v[k]));
-		intset_addall(&f->pids, &s->pids);
+			if (rs(&r, s->peers.v[k]) >= 0)
+				findings_add_key(&dst->fs, f, &f->peers, rs(&r, s->peers.v[k]));
+		for (size_t k = 0; k < s->pids.n; k++)
+			findings_add_key(&dst->fs, f, &f->pids, s->pids.v[k]);
 		/* one line per process, as findings_note keeps them: two processes
 		 * of src may be one in dst */
 		bool took = false;
@@ -430,6 +474,13 @@ void model_merge(model *dst, const model *src)
 			f->time = s->time;
 	}
 	free(order);
+	/* what src's caps dropped of its input (not of a check run it had);
+	 * every part was read with the same rules: they failed to load once */
+	uint64_t rules = src->dropped[CAP_RULES] > dst->dropped[CAP_RULES] ? src->dropped[CAP_RULES] : dst->dropped[CAP_RULES];
+	for (int k = 0; k < CAP_COUNT; k++)
+		dst->dropped[k] += model_dropped(src, (enum model_cap)k) - (k == CAP_FINDINGS ? src->fs.dropped.job : 0);
+	dst->dropped[CAP_RULES] = rules;
+	cite_drop(dst, &src->ev_cap, &r);
 	dst->nloose += src->nloose;
 	dst->nccl_records += src->nccl_records;
 	dst->matched += src->matched;
@@ -438,4 +489,58 @@ void model_merge(model *dst, const model *src)
 	free(r.str);
 	free(r.proc);
 	free(r.comm);
+}
+
+/* dst holds nothing yet and src read the start of one of dst's inputs on
+ * a thread: src is what reading that input into dst would have made. */
+static bool adoptable(const model *dst, const model *src)
+{
+	bool blank = !dst->nprocs && !dst->ncomms && !dst->nwd && !dst->nenv && !dst->fs.n && !dst->str.n && !dst->nsys &&
+		     !dst->nnt && !dst->npend && !dst->fr && !dst->ev_killed.text && !dst->ev_excerpt.text &&
+		     !dst->ev_cap.text && !dst->table_hosts.n && !dst->nstreams && !dst->nloose && !dst->nccl_records &&
+		     !dst->matched && !caps_total(dst);
+	return blank && src->in_borrowed && src->in == dst->in && !src->npend && !src->partial &&
+	       (src->own_file < 0 || dst->in[src->own_file].lines == 0);
+}
+
+void model_merge_take(model *dst, model *src)
+{
+	if (!adoptable(dst, src)) {
+		model_merge(dst, src);
+		model_free(src);
+		return;
+	}
+	if (src->own_file >= 0) {
+		input *d = &dst->in[src->own_file];
+		d->lines += src->own.lines;
+		d->bytes += src->own.bytes;
+		if (src->own.ras && src->own.ras->section) {
+			if (!d->ras)
+				d->ras = xmalloc(sizeof *d->ras);
+			*d->ras = *src->own.ras;
+		}
+	}
+	free(src->own.ras);
+	/* dst keeps who it is (its catalog, inputs and clock) and takes the rest */
+	model old = *dst;
+	*dst = *src;
+	dst->cat = old.cat;
+	dst->in = old.in;
+	dst->nin = old.nin;
+	dst->incap = old.incap;
+	dst->in_borrowed = old.in_borrowed;
+	dst->own_file = old.own_file;
+	dst->own = old.own;
+	dst->now = old.now;
+	dst->settle = old.settle;
+	dst->partial = old.partial;
+	dst->cur = NULL;
+	dst->cur_proc = -1;
+	/* what old still owns is empty: free it without its inputs */
+	old.in = NULL;
+	old.nin = 0;
+	old.in_borrowed = true;
+	old.own = (input){ 0 };
+	model_free(&old);
+	*src = (model){ 0 };
 }

@@ -33,6 +33,7 @@ void model_init(model *m, const catalog *cat)
 {
 	*m = (model){ 0 };
 	m->cat = cat;
+	hashkey_random(&m->hkey);
 	intern_init(&m->str);
 	m->cur_proc = -1;
 	m->snap_seq = -2;
@@ -58,17 +59,20 @@ void model_free(model *m)
 	}
 	free(m->procs);
 	for (size_t i = 0; i < m->ncomms; i++) {
-		intset_free(&m->comms[i].seen);
-		intset_free(&m->comms[i].done);
-		free(m->comms[i].rank_proc);
+		free(m->comms[i].rk);
+		evref_free(&m->comms[i].ev);
 	}
 	free(m->comms);
+	hashidx_free(&m->commidx);
 	for (size_t i = 0; i < m->nwd; i++)
 		evref_free(&m->wd[i].ev);
 	free(m->wd);
+	hashidx_free(&m->wdidx);
 	for (size_t i = 0; i < m->nenv; i++)
 		evref_free(&m->env[i].ev);
 	free(m->env);
+	hashidx_free(&m->envidx);
+	evref_free(&m->ev_cap);
 	free(m->streams);
 	pidx_free(m->pidx);
 	evref_free(&m->ev_killed);
@@ -169,8 +173,13 @@ void model_proc_init(proc *p)
 	p->boot = p->oob = (iface){ -1, -1 };
 }
 
+/* A new process; -1 past MODEL_MAX_PROCS (counted). */
 static int proc_new(model *m, int host, long pid, int file)
 {
+	if (m->nprocs >= MODEL_MAX_PROCS) {
+		model_drop(m, CAP_PROCS);
+		return -1;
+	}
 	grow(&m->procs, &m->proccap, m->nprocs, sizeof *m->procs);
 	proc *p = &m->procs[m->nprocs];
 	model_proc_init(p);
@@ -188,8 +197,7 @@ int model_add_proc(model *m, const char *host, long pid, int file)
 
 static size_t stream_slot(const model *m, int file, int tag)
 {
-	uint64_t h = ((uint64_t)(uint32_t)file << 32 | (uint32_t)tag) * 0x9e3779b97f4a7c15ULL;
-	size_t i = (size_t)(h >> 32) & (m->streamcap - 1);
+	size_t i = (size_t)siphash_ints(&m->hkey, (uint32_t)file, (uint32_t)tag) & (m->streamcap - 1);
 	while (m->streams[i].proc >= 0 && !(m->streams[i].file == file && m->streams[i].tag == tag))
 		i = (i + 1) & (m->streamcap - 1);
 	return i;
@@ -235,16 +243,12 @@ typedef struct procidx {
 	/* and NCCL's processes by (host, pid): proc -1 = empty */
 	struct pkslot { int host, proc; long pid; } *key;
 	size_t keycap, nkeys;
+	hashkey hk; /* the model's: pids come from the input */
 } procidx;
-
-static size_t pkey_hash(int host, long pid)
-{
-	return (size_t)(((uint64_t)(uint32_t)host << 32 ^ (uint64_t)pid) * 0x9e3779b97f4a7c15ULL >> 20);
-}
 
 static struct pkslot *pkey_slot(const procidx *x, int host, long pid)
 {
-	size_t i = pkey_hash(host, pid) & (x->keycap - 1);
+	size_t i = (size_t)siphash_ints(&x->hk, (uint32_t)host, (uint64_t)pid) & (x->keycap - 1);
 	while (x->key[i].proc >= 0 && !(x->key[i].host == host && x->key[i].pid == pid))
 		i = (i + 1) & (x->keycap - 1);
 	return &x->key[i];
@@ -297,8 +301,10 @@ static void pidx_rehash(procidx *x)
 
 static const procidx *pidx_update(model *m)
 {
-	if (!m->pidx)
+	if (!m->pidx) {
 		m->pidx = xcalloc(1, sizeof *m->pidx);
+		m->pidx->hk = m->hkey;
+	}
 	procidx *x = m->pidx;
 	if (x->indexed < m->nprocs) {
 		grow(&x->next, &x->nextcap, m->nprocs, sizeof *x->next);
@@ -370,12 +376,16 @@ int model_guess_proc(const model *m, int file, int lrank, bool untagged)
 	return s ? s->proc : -1;
 }
 
-/* The process a record belongs to. */
+/* The process a record belongs to; -1 when it cannot be kept (a cap). */
 static int resolve_proc(model *m, int file, const record *r)
 {
 	int tag = intern_get(&m->str, r->ln.tag);
+	if (tag < 0)
+		return -1; /* no room for its stream's name: as if unread */
 	if (r->nccl) {
 		int host = intern_get(&m->str, r->host);
+		if (host < 0)
+			return -1;
 		int p = model_proc_find(m, host, r->pid);
 		if (p < 0) {
 			/* the untagged lines of this file so far had no NCCL prefix: they
@@ -388,6 +398,8 @@ static int resolve_proc(model *m, int file, const record *r)
 				model_proc_keyed(m, p);
 			} else {
 				p = proc_new(m, host, r->pid, file);
+				if (p < 0)
+					return -1;
 			}
 		}
 		stream_set(m, file, tag, p);
@@ -404,6 +416,8 @@ static int resolve_proc(model *m, int file, const record *r)
 		return p;
 	int host = r->ln.host.n ? intern_get(&m->str, r->ln.host) : -1;
 	p = proc_new(m, host, -1, file);
+	if (p < 0)
+		return -1;
 	m->procs[p].tag = tag;
 	stream_set(m, file, tag, p);
 	if (!r->ln.tag.n)
@@ -464,7 +478,9 @@ void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li)
 		/* a later part: the merge gives these times to whoever wrote the stream */
 		if (tag < 0)
 			tag = intern_get(&m->str, ln->tag);
-		int pi = proc_new(m, -1, -1, file);
+		int pi = tag >= 0 ? proc_new(m, -1, -1, file) : -1;
+		if (pi < 0)
+			return;
 		m->procs[pi].tag = tag;
 		m->procs[pi].lrank = ln->rank;
 		m->procs[pi].activity_only = true;
@@ -479,20 +495,27 @@ void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li)
 
 void model_record(model *m, int file, uint64_t lineno, uint64_t off, const record *r, const linespan *span)
 {
-	int pi = resolve_proc(m, file, r);
-	proc *p = &m->procs[pi];
 	m->cur_file = file;
 	m->cur_line = lineno;
 	m->cur_off = off;
 	m->cur_span = span && span->n > 1 ? span : NULL;
 	m->cur_explained = m->cur_fwerr = false;
-	if (r->level != LV_NONE)
-		m->nccl_records++;
-	m->cur_sys_done = 0;
-	p->recent[p->nrecent++ % PROC_RECENT] = (lineref){ file, lineno, off };
-	m->cur_proc = pi;
 	m->cur = r;
 	m->cur_text = r->text;
+	m->cur_drops = caps_total(m);
+	m->cur_sys_done = 0;
+	if (r->level != LV_NONE)
+		m->nccl_records++;
+	int pi = resolve_proc(m, file, r);
+	m->cur_proc = pi;
+	if (pi < 0) {
+		/* a cap left no room for its process: the record is not analyzed */
+		caps_note_line(m);
+		return;
+	}
+	proc *p = &m->procs[pi];
+	p->records++;
+	p->recent[p->nrecent++ % PROC_RECENT] = (lineref){ file, lineno, off };
 	if (r->ln.rank >= 0 && p->lrank < 0)
 		p->lrank = r->ln.rank;
 	if (r->nccl && r->dev >= 0 && p->dev < 0)
@@ -526,33 +549,6 @@ static int cap_str(model *m, const match *mt, const char *name)
 	return s.n ? intern_get(&m->str, s) : -1;
 }
 
-void model_comm_rank(comm *c, int rank, int pi)
-{
-	c->rank_proc[rank] = pi;
-	/* the bounds let a merge walk the ranks set, not all of them */
-	if (!c->set_lo1 || rank + 1 < c->set_lo1)
-		c->set_lo1 = rank + 1;
-	if (rank + 1 > c->set_hi1)
-		c->set_hi1 = rank + 1;
-}
-
-static comm *comm_get(model *m, int key, int nranks)
-{
-	for (size_t i = 0; i < m->ncomms; i++)
-		if (m->comms[i].key == key)
-			return &m->comms[i];
-	grow(&m->comms, &m->commcap, m->ncomms, sizeof *m->comms);
-	comm *c = &m->comms[m->ncomms++];
-	*c = (comm){ 0 };
-	c->key = key;
-	c->nranks = nranks;
-	c->rank_cap = nranks > 0 && nranks < 65536 ? nranks : 0;
-	c->rank_proc = xmalloc((size_t)(c->rank_cap ? c->rank_cap : 1) * sizeof(int));
-	for (int i = 0; i < c->rank_cap; i++)
-		c->rank_proc[i] = -1;
-	return c;
-}
-
 static void phase_at_least(model *m, proc *p, enum phase ph)
 {
 	if (p->phase < ph) {
@@ -576,18 +572,18 @@ static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 		snprintf(key, sizeof key, "n%ld", nranks);
 		k = intern_get(&m->str, slice_from(key));
 	}
-	comm *c = comm_get(m, k, (int)nranks);
-	intset_add(&c->seen, (int)rank);
-	if (rank < c->rank_cap)
-		model_comm_rank(c, (int)rank, pi);
 	slice state = match_get(mt, "state");
 	bool complete = slice_eq_str(state, "COMPLETE");
-	if (complete)
-		intset_add(&c->done, (int)rank);
+	comm *c = k >= 0 ? model_comm_get(m, k, (int)nranks) : NULL;
+	if (c) {
+		c->lines++;
+		evref_here(m, &c->ev);
+		model_comm_mark(m, c, (int)rank, CR_SEEN | (complete ? CR_DONE : 0), pi);
+	}
 	if (nranks >= p->nranks) {
 		p->rank = (int)rank;
 		p->nranks = (int)nranks;
-		p->comm = (int)(c - m->comms);
+		p->comm = c ? (int)(c - m->comms) : -1;
 		int b = cap_str(m, mt, "busid");
 		if (b >= 0)
 			p->busid = b;
@@ -710,18 +706,28 @@ static void on_version(model *m, proc *p, const match *mt)
 	evref_here(m, &p->ev_version);
 }
 
+/* The watchdog report of (process, rank), made when new; NULL past
+ * MODEL_MAX_WATCHDOG (counted). */
 static wdog *wdog_get(model *m, int pi, int pgrank)
 {
-	for (size_t i = 0; i < m->nwd; i++)
-		if (m->wd[i].proc == pi && m->wd[i].pgrank == pgrank)
-			return &m->wd[i];
+	wdog *w = model_wdog_find(m, pi, pgrank);
+	if (w) {
+		w->lines++;
+		return w;
+	}
+	if (m->nwd >= MODEL_MAX_WATCHDOG) {
+		model_drop(m, CAP_WATCHDOG);
+		return NULL;
+	}
 	grow(&m->wd, &m->wdcap, m->nwd, sizeof *m->wd);
-	wdog *w = &m->wd[m->nwd++];
+	w = &m->wd[m->nwd];
 	*w = (wdog){ 0 };
 	w->proc = pi;
 	w->pgrank = pgrank;
 	w->seq = w->last_enq = w->last_done = -2;
 	w->op = -1;
+	w->lines = 1;
+	model_wdog_indexed(m, (int)m->nwd++);
 	return w;
 }
 
@@ -788,12 +794,19 @@ static void on_env(model *m, proc *p, int pi, const match *mt)
 	if (var < 0)
 		return;
 	p->nenv++;
-	for (size_t i = 0; i < m->nenv; i++)
-		if (m->env[i].proc == pi && m->env[i].var == var)
-			return;
+	envset *have = model_env_find(m, pi, var);
+	if (have) {
+		have->lines++;
+		return;
+	}
+	if (m->nenv >= MODEL_MAX_ENV) {
+		model_drop(m, CAP_ENV);
+		return;
+	}
 	grow(&m->env, &m->envcap, m->nenv, sizeof *m->env);
-	envset *e = &m->env[m->nenv++];
-	*e = (envset){ var, val, pi, { 0 } };
+	envset *e = &m->env[m->nenv];
+	*e = (envset){ var, val, pi, { 0 }, 1 };
+	model_env_indexed(m, (int)m->nenv++);
 	evref_here(m, &e->ev);
 }
 
@@ -814,9 +827,11 @@ static void note_here(model *m, finding *f, int pi)
 				      (slice){ sp->buf + sp->part[k].at, sp->part[k].n });
 }
 
-/* "3", "0,3-5", "[3, 5]", "ranks 2 and 7": the ranks a capture names. */
-static void add_rank_list(intset *out, slice s)
+/* "3", "0,3-5", "[3, 5]", "ranks 2 and 7": the ranks a capture names,
+ * added to f's (within the caps of findings_add_key). */
+static void add_rank_list(findings *fs, finding *f, slice s)
 {
+	intset *out = &f->ranks;
 	long prev = -1;
 	bool range = false;
 	for (size_t i = 0; i < s.n;) {
@@ -826,11 +841,13 @@ static void add_rank_list(intset *out, slice s)
 				v = v * 10 + (s.p[i++] - '0');
 			if (v >= (1L << 24))
 				return;
-			if (range && prev >= 0 && v >= prev && v - prev <= 4096)
+			if (range && prev >= 0 && v >= prev && v - prev <= 4096) {
 				for (long r = prev + 1; r <= v; r++)
-					intset_add(out, (int)r);
-			else
-				intset_add(out, (int)v);
+					if (!findings_add_key(fs, f, out, (int)r))
+						return;
+			} else if (!findings_add_key(fs, f, out, (int)v)) {
+				return;
+			}
 			prev = v;
 			range = false;
 			continue;
@@ -935,13 +952,14 @@ static void on_finding(model *m, int pi, const match *mt)
 					       .message = msg.p, .hint = hint.p, .title = r->title },
 				  NULL);
 	note_here(m, f, pi);
-	add_rank_list(&f->ranks, match_get(mt, "ranks"));
+	add_rank_list(&m->fs, f, match_get(mt, "ranks"));
 	long pid;
 	if (slice_to_long(match_get(mt, "pid"), &pid) && pid >= 0 && pid <= INT32_MAX)
-		intset_add(&f->pids, (int)pid);
+		findings_add_key(&m->fs, f, &f->pids, (int)pid);
 	slice peer = peer_addr(match_get(mt, "peer"));
-	if (peer.n)
-		intset_add(&f->peers, intern_get(&m->str, peer));
+	int peer_id = peer.n ? intern_get(&m->str, peer) : -1;
+	if (peer_id >= 0)
+		findings_add_key(&m->fs, f, &f->peers, peer_id);
 	sb_free(&msg);
 	sb_free(&hint);
 	sb_free(&key);
@@ -956,10 +974,14 @@ static void on_device_row(model *m, const match *mt)
 	if (!host.n || pid < 0 || rank < 0 || rank >= (1 << 24))
 		return;
 	int h = intern_get(&m->str, host);
+	if (h < 0)
+		return;
 	intset_add(&m->table_hosts, h);
 	int pi = model_proc_find(m, h, pid);
 	if (pi < 0)
 		pi = proc_new(m, h, pid, m->cur_file);
+	if (pi < 0)
+		return;
 	proc *q = &m->procs[pi];
 	if (q->lrank < 0)
 		q->lrank = (int)rank;
@@ -1113,6 +1135,8 @@ void model_match(model *m, const match *mt)
 		break;
 	case TAG_WATCHDOG: {
 		wdog *w = wdog_get(m, pi, (int)cap_long(mt, "rank", -1));
+		if (!w)
+			break;
 		long seq = cap_long(mt, "seq", -2);
 		if (seq >= -1)
 			w->seq = seq;
@@ -1125,6 +1149,8 @@ void model_match(model *m, const match *mt)
 	}
 	case TAG_PG_STATUS: {
 		wdog *w = wdog_get(m, pi, (int)cap_long(mt, "rank", -1));
+		if (!w)
+			break;
 		long seq = cap_long(mt, "seq", -2);
 		if (seq >= -1 && w->seq < -1)
 			w->seq = seq;
@@ -1240,6 +1266,9 @@ static void loose_add(model *m, const char *id, const char *what, slice body)
 
 void model_record_end(model *m)
 {
+	/* the first line anything was dropped from is what the cap finding cites */
+	if (caps_total(m) != m->cur_drops)
+		caps_note_line(m);
 	const record *r = m->cur;
 	if (!r || m->cur_proc < 0 || m->cur_explained)
 		return;
@@ -1269,27 +1298,44 @@ const char *model_host(const model *m, int pi)
 	return intern_str(&m->str, m->procs[pi].host);
 }
 
-/* One entry per release: "2.21.5+cuda12.4" absorbs a bare "2.21.5". */
-static void add_version(const model *m, intset *vs, int v)
+/* v absorbs u: u is a proper prefix of v and v goes on with a non-digit
+ * ("2.21.5+cuda12.4" absorbs "2.21.5", "2.21.50" does not). */
+static bool absorbs(const char *v, const char *u, size_t un)
 {
-	const char *nv = intern_str(&m->str, v);
-	for (size_t i = 0; i < vs->n; i++) {
-		const char *ov = intern_str(&m->str, vs->v[i]);
-		size_t ln = strlen(nv), lo = strlen(ov);
-		if (ln < lo && strncmp(ov, nv, ln) == 0 && !isdigit((unsigned char)ov[ln]))
-			return;
-		if (lo < ln && strncmp(nv, ov, lo) == 0 && !isdigit((unsigned char)nv[lo])) {
-			intset tmp = { 0 };
-			for (size_t k = 0; k < vs->n; k++)
-				if (k != i)
-					intset_add(&tmp, vs->v[k]);
-			intset_add(&tmp, v);
-			intset_free(vs);
-			*vs = tmp;
-			return;
-		}
+	return strncmp(v, u, un) == 0 && v[un] && !isdigit((unsigned char)v[un]);
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One entry per release: the versions (interned ids, sorted) that no
+ * other version absorbs. The ones absorbing a string follow it in sorted
+ * order, sharing its prefix: a sort and a short look ahead each, not a
+ * comparison of every pair. */
+static void versions_keep(const model *m, intset *vs)
+{
+	size_t n = vs->n;
+	const char **s = xmalloc((n ? n : 1) * sizeof *s);
+	for (size_t i = 0; i < n; i++)
+		s[i] = intern_str(&m->str, vs->v[i]);
+	qsort(s, n, sizeof *s, cmp_str_ptr);
+	int *keep = xmalloc((n ? n : 1) * sizeof *keep);
+	size_t nk = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(s[i]);
+		bool absorbed = false;
+		/* a chain of nested prefixes is looked at 64 deep at most */
+		for (size_t k = i + 1; k < n && k <= i + 64 && strncmp(s[k], s[i], len) == 0 && !absorbed; k++)
+			absorbed = absorbs(s[k], s[i], len);
+		if (!absorbed)
+			keep[nk++] = intern_find(&m->str, slice_from(s[i]));
 	}
-	intset_add(vs, v);
+	intset_free(vs);
+	intset_build(vs, keep, nk);
+	free(keep);
+	free(s);
 }
 
 void model_jobinfo(const model *m, jobinfo *j)
@@ -1299,30 +1345,41 @@ void model_jobinfo(const model *m, jobinfo *j)
 	for (size_t i = 0; i < m->ncomms; i++) {
 		const comm *c = &m->comms[i];
 		if (j->main_comm < 0 || c->nranks > j->nranks ||
-		    (c->nranks == j->nranks && c->seen.n > (size_t)j->ranks_seen)) {
+		    (c->nranks == j->nranks && c->nseen > j->ranks_seen)) {
 			j->main_comm = (int)i;
 			j->nranks = c->nranks;
-			j->ranks_seen = (int)c->seen.n;
+			j->ranks_seen = c->nseen;
 		}
 	}
-	intset ranks = { 0 };
+	/* sets built by sorting: the processes may come in any order */
+	size_t cap = m->nprocs ? m->nprocs : 1;
+	int *hosts = xmalloc(cap * sizeof *hosts), *vers = xmalloc(cap * sizeof *vers), *rk = xmalloc(cap * sizeof *rk);
+	size_t nh = 0, nv = 0, nr = 0;
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const proc *p = &m->procs[i];
 		if (p->host >= 0 && p->pid >= 0)
-			intset_add(&j->hosts, p->host);
+			hosts[nh++] = p->host;
 		if (p->version >= 0)
-			add_version(m, &j->versions, p->version);
+			vers[nv++] = p->version;
 		if (p->driver && (!j->driver || p->driver < j->driver))
 			j->driver = p->driver;
 		int r = model_proc_rank(m, (int)i);
 		if (r >= 0 && (p->nranks == j->nranks || j->nranks == 0))
-			intset_add(&ranks, r);
+			rk[nr++] = r;
 	}
+	intset_build(&j->hosts, hosts, nh);
+	intset_build(&j->versions, vers, nv);
+	versions_keep(m, &j->versions);
+	intset ranks = { 0 };
+	intset_build(&ranks, rk, nr);
 	if ((int)ranks.n > j->ranks_seen)
 		j->ranks_seen = (int)ranks.n;
 	if (j->nranks && j->ranks_seen > j->nranks)
 		j->ranks_seen = j->nranks;
 	intset_free(&ranks);
+	free(hosts);
+	free(vers);
+	free(rk);
 }
 
 void jobinfo_free(jobinfo *j)
@@ -1379,10 +1436,10 @@ void model_finding_place(const model *m, const finding *f, intset *ranks, intset
 		if (m->procs[f->procs.v[i]].host >= 0)
 			intset_add(hosts, m->procs[f->procs.v[i]].host);
 	}
-	/* the hosts of the ranks it names */
-	for (size_t i = 0; i < f->ranks.n; i++)
+	/* the hosts of the ranks it names: one pass over the processes */
+	if (f->ranks.n)
 		for (size_t k = 0; k < m->nprocs; k++)
-			if (m->procs[k].host >= 0 && model_proc_rank(m, (int)k) == f->ranks.v[i])
+			if (m->procs[k].host >= 0 && intset_has(&f->ranks, model_proc_rank(m, (int)k)))
 				intset_add(hosts, m->procs[k].host);
 	if (!hosts->n) {
 		int only = -1, n = 0;
@@ -1442,10 +1499,23 @@ void transport_str(unsigned via, strbuf *b)
 		}
 }
 
+typedef struct linkkey {
+	const hostlink *v;
+	int a, b;
+} linkkey;
+
+static bool link_eq(const void *ctx, int i)
+{
+	const linkkey *k = ctx;
+	return k->v[i].a == k->a && k->v[i].b == k->b;
+}
+
+
 size_t model_hostlinks(const model *m, hostlink **out)
 {
 	hostlink *v = NULL;
 	size_t n = 0, cap = 0;
+	hashidx idx = { 0 }; /* v by host pair */
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const proc *p = &m->procs[i];
 		if (p->host < 0 || p->comm < 0)
@@ -1456,24 +1526,27 @@ size_t model_hostlinks(const model *m, hostlink **out)
 			int peer = l->from == p->rank ? l->to : l->to == p->rank ? l->from : -1;
 			if (peer < 0)
 				continue;
-			if (peer >= c->rank_cap || c->rank_proc[peer] < 0 || m->procs[c->rank_proc[peer]].host < 0)
+			int pp = model_comm_proc(c, peer);
+			if (pp < 0 || m->procs[pp].host < 0)
 				continue;
-			int a = p->host, b = m->procs[c->rank_proc[peer]].host;
+			int a = p->host, b = m->procs[pp].host;
 			if (a > b) {
 				int t = a;
 				a = b;
 				b = t;
 			}
-			size_t j = 0;
-			while (j < n && !(v[j].a == a && v[j].b == b))
-				j++;
-			if (j == n) {
+			linkkey lk = { v, a, b };
+			int j = hashidx_find(&idx, siphash_ints(&m->hkey, (uint32_t)a, (uint32_t)b), link_eq, &lk);
+			if (j < 0) {
 				grow(&v, &cap, n, sizeof *v);
-				v[n++] = (hostlink){ a, b, 0 };
+				v[n] = (hostlink){ a, b, 0 };
+				j = (int)n;
+				hashidx_put(&idx, siphash_ints(&m->hkey, (uint32_t)a, (uint32_t)b), (int)n++);
 			}
 			v[j].via |= p->links[k].via;
 		}
 	}
+	hashidx_free(&idx);
 	*out = v;
 	return n;
 }

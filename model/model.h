@@ -8,8 +8,10 @@
 #include "../parser/join.h"
 #include "../parser/record.h"
 #include "../rules/rules.h"
+#include "../util/hashidx.h"
 #include "../util/intern.h"
 #include "../util/ranges.h"
+#include "../util/siphash.h"
 #include "facts.h"
 #include "findings.h"
 
@@ -126,13 +128,50 @@ typedef struct proc {
 	unsigned nrecent;            /* records seen; recent[n % PROC_RECENT] is next */
 } proc;
 
+/* What the model holds at most, whatever the input. Past a cap what does
+ * not fit is dropped and counted, the analysis goes on, and one finding
+ * (input-cap-reached) says what was dropped and how much. */
+#define MODEL_MAX_PROCS (1 << 14)
+#define MODEL_MAX_COMMS 4096
+#define MODEL_MAX_COMM_RANKS (1 << 20) /* over all communicators */
+#define MODEL_MAX_WATCHDOG (1 << 16)
+#define MODEL_MAX_ENV (1 << 16)
+
+/* X(cap, what it keeps, its limit, what each drop it counts is) */
+#define MODEL_CAPS(X)                                                                                  \
+	X(CAP_PROCS, "processes", MODEL_MAX_PROCS, "lines of more processes")                          \
+	X(CAP_COMMS, "communicators", MODEL_MAX_COMMS, "lines of more communicators")                  \
+	X(CAP_COMM_RANKS, "ranks of communicators", MODEL_MAX_COMM_RANKS, "more ranks")                \
+	X(CAP_WATCHDOG, "watchdog reports", MODEL_MAX_WATCHDOG, "more reports")                        \
+	X(CAP_ENV, "environment settings", MODEL_MAX_ENV, "more settings")                             \
+	X(CAP_FINDINGS, "findings", FINDINGS_MAX, "lines of more findings")                            \
+	X(CAP_KEYS, "ranks, pids and peers named by findings", FINDINGS_MAX_KEYS, "more names")        \
+	X(CAP_STRINGS, "distinct names", INTERN_MAX_STRINGS, "more names")                             \
+	X(CAP_SYSTEM, "system events", SYSEV_MAX, "more events")                                       \
+	X(CAP_RULES, "rules", RULES_MAX, "more rules")
+
+#define X(e, what, max, unit) e,
+enum model_cap { MODEL_CAPS(X) CAP_COUNT };
+#undef X
+
+/* A communicator's ranks are hashed: its map is as big as the ranks the
+ * logs show, not as its nranks says. */
+enum { CR_SEEN = 1, CR_DONE = 2 };
+typedef struct commrank {
+	int rank;           /* -1: an empty slot */
+	int proc;           /* -1 until known */
+	unsigned flags;     /* CR_SEEN, CR_DONE */
+} commrank;
+
 typedef struct comm {
 	int key;            /* interned commId or "n<nranks>" */
 	int nranks;
-	intset seen, done;
-	int *rank_proc;     /* nranks entries (capped), -1 */
-	int rank_cap;
-	int set_lo1, set_hi1; /* rank_proc is -1 outside [set_lo1 - 1, set_hi1); 0: all is */
+	commrank *rk;       /* open addressing on the rank */
+	size_t rkcap, nrk;  /* a power of two (or 0); ranks held */
+	int nseen, ndone;   /* ranks with CR_SEEN, CR_DONE */
+	hashkey hk;         /* rk's hash key: its model's */
+	uint64_t lines;     /* its init lines: what a cap counts when a merge drops it */
+	evref ev;           /* the first of them */
 } comm;
 
 /* One rank's watchdog report for one process group. */
@@ -143,11 +182,13 @@ typedef struct wdog {
 	int op;             /* interned OpType */
 	long timeout_ms;
 	evref ev;
+	uint64_t lines;     /* lines that said it: what a cap counts when it drops it */
 } wdog;
 
 typedef struct envset {
 	int var, val, proc;
 	evref ev;
+	uint64_t lines;     /* as for wdog */
 } envset;
 
 typedef struct input {
@@ -230,6 +271,7 @@ typedef struct stream {
 
 typedef struct model {
 	const catalog *cat;
+	hashkey hkey;          /* of every table keyed by input, drawn by model_init */
 	intern str;
 	input *in;
 	size_t nin, incap;
@@ -242,10 +284,17 @@ typedef struct model {
 	size_t nprocs, proccap;
 	comm *comms;
 	size_t ncomms, commcap;
+	hashidx commidx;       /* comms by key */
+	size_t ncommranks;     /* ranks held by all communicators */
 	wdog *wd;
 	size_t nwd, wdcap;
+	hashidx wdidx;         /* wd by (proc, pgrank) */
 	envset *env;
 	size_t nenv, envcap;
+	hashidx envidx;        /* env by (proc, var) */
+	uint64_t dropped[CAP_COUNT]; /* what the caps refused (findings and names: see model_dropped) */
+	evref ev_cap;          /* the first line something was dropped from */
+	uint64_t cur_drops;    /* what had been dropped when the current record began */
 	struct procidx *pidx;  /* processes by input, built as model_guess_proc needs it */
 	stream *streams;       /* open addressing on (file, tag); proc -1 = empty */
 	size_t streamcap;      /* a power of two */
@@ -312,8 +361,37 @@ int model_guess_proc(const model *m, int file, int lrank, bool untagged);
 /* True when the inputs held anything to analyze: an NCCL line, a line a
  * rule knows, or a Flight Recorder dump. */
 bool model_has_content(const model *m);
-/* Sets the process of a rank of c (rank < c->rank_cap). */
-void model_comm_rank(comm *c, int rank, int pi);
+/* The communicator with that key, or NULL; and making it (NULL past
+ * MODEL_MAX_COMMS, counted). */
+comm *model_comm_find(const model *m, int key);
+comm *model_comm_get(model *m, int key, int nranks);
+/* Marks rank (0 <= rank < c->nranks) of c with flags and, when pi >= 0
+ * and none is known yet, its process. False when the rank is new and
+ * MODEL_MAX_COMM_RANKS are held (counted). */
+bool model_comm_mark(model *m, comm *c, int rank, unsigned flags, int pi);
+/* The process of a rank of c, or -1. */
+int model_comm_proc(const comm *c, int rank);
+/* True when rank of c has every flag of flags. */
+bool model_comm_has(const comm *c, int rank, unsigned flags);
+/* The ranks of c with every flag of flags (0: all held), ascending, in
+ * *out (the caller frees it); returns their count. */
+size_t model_comm_ranks(const comm *c, unsigned flags, int **out);
+/* The watchdog report of (process, rank) and the setting of (process,
+ * variable), or NULL; and indexing wd[i] and env[i] once appended (the
+ * caller checks the caps). */
+wdog *model_wdog_find(const model *m, int pi, int pgrank);
+void model_wdog_indexed(model *m, int i);
+envset *model_env_find(const model *m, int pi, int var);
+void model_env_indexed(model *m, int i);
+/* What cap dropped so far: its own count and what the findings and the
+ * strings count for it. */
+uint64_t model_dropped(const model *m, enum model_cap cap);
+/* Counts one thing a cap dropped at the current line. */
+void model_drop(model *m, enum model_cap cap);
+/* Everything the caps dropped; and citing the current line as the first
+ * one something was dropped from (once). */
+uint64_t caps_total(const model *m);
+void caps_note_line(model *m);
 /* Takes the report of the job's Flight Recorder dumps (m frees it). */
 void model_take_fr(model *m, struct frmatch_report *r);
 /* Takes one item of a RAS JSON report or event stream read from input
@@ -356,6 +434,11 @@ void model_match(model *m, const match *mt);
  * one input (threads of one run); the others are appended. src is left as
  * it was. */
 void model_merge(model *dst, const model *src);
+/* Merges src into dst as model_merge does, and frees src. When dst holds
+ * nothing yet and src read the start of one of its inputs on a thread,
+ * dst takes src's tables instead of copying them: a big input costs the
+ * memory of one model, not two. */
+void model_merge_take(model *dst, model *src);
 /* Runs the job-level checks; call once at end of input (or on a live tick). */
 void model_check(model *m);
 /* The rank to show for a process: from its communicator, its launcher, or

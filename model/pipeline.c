@@ -29,6 +29,9 @@ void pipeline_begin_at(pipeline *p, model *m, ruleset *rs, int file, uint64_t fi
 	p->ls.pos = first_off;
 	p->j = xcalloc(1, sizeof *p->j);
 	p->prevbuf = xmalloc(JOIN_MAX_BYTES);
+	/* the rules that did not load are a cap the report names too */
+	if (rs->dropped > m->dropped[CAP_RULES])
+		m->dropped[CAP_RULES] = rs->dropped;
 }
 
 /* The lines this pipeline read (a part's own, not its first number). */

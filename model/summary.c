@@ -95,12 +95,21 @@ cJSON *summary_write(const model *m)
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "key", c->key);
 		cJSON_AddNumberToObject(o, "nranks", c->nranks);
-		cJSON_AddItemToObject(o, "seen", ints(c->seen.v, c->seen.n));
-		cJSON_AddItemToObject(o, "done", ints(c->done.v, c->done.n));
+		int *v;
+		size_t n = model_comm_ranks(c, CR_SEEN, &v);
+		cJSON_AddItemToObject(o, "seen", ints(v, n));
+		free(v);
+		n = model_comm_ranks(c, CR_DONE, &v);
+		cJSON_AddItemToObject(o, "done", ints(v, n));
+		free(v);
 		cJSON *rp = cJSON_AddArrayToObject(o, "rank_proc");
-		for (int r = 0; r < c->rank_cap; r++)
-			if (c->rank_proc[r] >= 0)
-				cJSON_AddItemToArray(rp, pair(r, c->rank_proc[r]));
+		n = model_comm_ranks(c, 0, &v);
+		for (size_t k = 0; k < n; k++)
+			if (model_comm_proc(c, v[k]) >= 0)
+				cJSON_AddItemToArray(rp, pair(v[k], model_comm_proc(c, v[k])));
+		free(v);
+		cJSON_AddNumberToObject(o, "lines", (double)c->lines);
+		cJSON_AddItemToObject(o, "ev", ev_json(&c->ev));
 		cJSON_AddItemToArray(comms, o);
 	}
 	cJSON *wd = cJSON_AddArrayToObject(doc, "watchdog");
@@ -112,6 +121,7 @@ cJSON *summary_write(const model *m)
 		for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
 			cJSON_AddItemToArray(o, num(v[k]));
 		cJSON_AddItemToArray(o, ev_json(&w->ev));
+		cJSON_AddItemToArray(o, num((double)w->lines));
 		cJSON_AddItemToArray(wd, o);
 	}
 	cJSON *env = cJSON_AddArrayToObject(doc, "env");
@@ -119,6 +129,7 @@ cJSON *summary_write(const model *m)
 		cJSON *o = pair(m->env[i].var, m->env[i].val);
 		cJSON_AddItemToArray(o, num(m->env[i].proc));
 		cJSON_AddItemToArray(o, ev_json(&m->env[i].ev));
+		cJSON_AddItemToArray(o, num((double)m->env[i].lines));
 		cJSON_AddItemToArray(env, o);
 	}
 	cJSON_AddItemToObject(doc, "killed", ev_json(&m->ev_killed));
@@ -151,6 +162,11 @@ cJSON *summary_write(const model *m)
 			cJSON_AddItemToArray(o, ev_json(ev[k]));
 		cJSON_AddItemToArray(nt, o);
 	}
+	/* what the caps dropped, in the order of MODEL_CAPS, and the first line */
+	cJSON *dr = cJSON_AddArrayToObject(doc, "dropped");
+	for (int k = 0; k < CAP_COUNT; k++)
+		cJSON_AddItemToArray(dr, num((double)model_dropped(m, (enum model_cap)k)));
+	cJSON_AddItemToObject(doc, "dropped_at", ev_json(&m->ev_cap));
 	cJSON_AddNumberToObject(doc, "nloose", m->nloose);
 	cJSON_AddNumberToObject(doc, "nccl_records", (double)m->nccl_records);
 	cJSON_AddNumberToObject(doc, "matched", (double)m->matched);
@@ -329,43 +345,62 @@ int summary_read(model *m, const cJSON *doc, strbuf *err)
 		m->in[f].frank = (int)at(r, e, 3);
 	}
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "procs")) {
+		if (m->nprocs >= MODEL_MAX_PROCS) {
+			r->bad = true;
+			break;
+		}
 		grow(&m->procs, &m->proccap, m->nprocs, sizeof *m->procs);
 		proc_read(r, e, &m->procs[m->nprocs++]);
 	}
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "comms")) {
-		grow(&m->comms, &m->commcap, m->ncomms, sizeof *m->comms);
-		comm *c = &m->comms[m->ncomms++];
-		*c = (comm){ 0 };
-		c->key = str_id(r, cJSON_GetNumberValue(cJSON_GetObjectItem(e, "key")));
+		int key = str_id(r, cJSON_GetNumberValue(cJSON_GetObjectItem(e, "key")));
 		double n = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "nranks"));
-		c->nranks = n > 0 && n <= (1 << 24) ? (int)n : 1;
-		c->rank_cap = c->nranks < 65536 ? c->nranks : 0;
-		c->rank_proc = xmalloc((size_t)(c->rank_cap ? c->rank_cap : 1) * sizeof(int));
-		for (int k = 0; k < c->rank_cap; k++)
-			c->rank_proc[k] = -1;
+		comm *c = key >= 0 && !model_comm_find(m, key) ? model_comm_get(m, key, n > 0 && n <= (1 << 24) ? (int)n : 1)
+							     : NULL;
+		if (!c) {
+			r->bad = true;
+			continue;
+		}
 		const cJSON *x;
-		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "seen")) intset_add(&c->seen, (int)x->valuedouble);
-		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "done")) intset_add(&c->done, (int)x->valuedouble);
-		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "rank_proc")) {
-			double rk = at(r, x, 0), pr = at(r, x, 1);
-			if (rk >= 0 && rk < c->rank_cap && pr >= 0 && pr < (double)m->nprocs)
-				model_comm_rank(c, (int)rk, (int)pr);
-			else
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "seen")) {
+			if (!model_comm_mark(m, c, (int)x->valuedouble, CR_SEEN, -1))
 				r->bad = true;
 		}
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "done")) {
+			if (!model_comm_mark(m, c, (int)x->valuedouble, CR_DONE, -1))
+				r->bad = true;
+		}
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "rank_proc")) {
+			double rk = at(r, x, 0), pr = at(r, x, 1);
+			if (!(rk >= 0 && rk < c->nranks && pr >= 0 && pr < (double)m->nprocs) ||
+			    !model_comm_mark(m, c, (int)rk, 0, (int)pr))
+				r->bad = true;
+		}
+		c->lines = (uint64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "lines"));
+		ev_read(r, cJSON_GetObjectItem(e, "ev"), &c->ev);
 	}
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "watchdog")) {
+		wdog w = { (int)at(r, e, 0), (int)at(r, e, 1), (long)at(r, e, 2), (long)at(r, e, 3),
+			   (long)at(r, e, 4), str_id(r, at(r, e, 5)), (long)at(r, e, 6), { 0 }, (uint64_t)at(r, e, 8) };
+		if (m->nwd >= MODEL_MAX_WATCHDOG || model_wdog_find(m, w.proc, w.pgrank)) {
+			r->bad = true;
+			break;
+		}
 		grow(&m->wd, &m->wdcap, m->nwd, sizeof *m->wd);
-		wdog *w = &m->wd[m->nwd++];
-		*w = (wdog){ (int)at(r, e, 0), (int)at(r, e, 1), (long)at(r, e, 2), (long)at(r, e, 3),
-			     (long)at(r, e, 4), str_id(r, at(r, e, 5)), (long)at(r, e, 6), { 0 } };
-		ev_read(r, cJSON_GetArrayItem(e, 7), &w->ev);
+		m->wd[m->nwd] = w;
+		ev_read(r, cJSON_GetArrayItem(e, 7), &m->wd[m->nwd].ev);
+		model_wdog_indexed(m, (int)m->nwd++);
 	}
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "env")) {
+		envset v = { str_id(r, at(r, e, 0)), str_id(r, at(r, e, 1)), (int)at(r, e, 2), { 0 }, (uint64_t)at(r, e, 4) };
+		if (m->nenv >= MODEL_MAX_ENV || model_env_find(m, v.proc, v.var)) {
+			r->bad = true;
+			break;
+		}
 		grow(&m->env, &m->envcap, m->nenv, sizeof *m->env);
-		envset *v = &m->env[m->nenv++];
-		*v = (envset){ str_id(r, at(r, e, 0)), str_id(r, at(r, e, 1)), (int)at(r, e, 2), { 0 } };
-		ev_read(r, cJSON_GetArrayItem(e, 3), &v->ev);
+		m->env[m->nenv] = v;
+		ev_read(r, cJSON_GetArrayItem(e, 3), &m->env[m->nenv].ev);
+		model_env_indexed(m, (int)m->nenv++);
 	}
 	ev_read(r, cJSON_GetObjectItem(doc, "killed"), &m->ev_killed);
 	ev_read(r, cJSON_GetObjectItem(doc, "excerpt"), &m->ev_excerpt);
@@ -406,6 +441,9 @@ int summary_read(model *m, const cJSON *doc, strbuf *err)
 		for (int k = 0; k < 5; k++)
 			ev_read(r, cJSON_GetArrayItem(e, 13 + k), ev[k]);
 	}
+	int cap = 0;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "dropped")) if (cap < CAP_COUNT) m->dropped[cap++] = (uint64_t)e->valuedouble;
+	ev_read(r, cJSON_GetObjectItem(doc, "dropped_at"), &m->ev_cap);
 	m->nloose = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "nloose"));
 	if (m->nloose < 0 || m->nloose > 1 << 20)
 		m->nloose = 0;

@@ -88,11 +88,10 @@ static bool same_event(const sysev *x, const sysev *e)
 
 static size_t event_slot(const model *m, const sysev *e)
 {
-	uint64_t h = (uint64_t)e->kind * 0x9e3779b97f4a7c15ULL;
-	h = (h ^ (uint64_t)(uint32_t)e->host) * 0xff51afd7ed558ccdULL;
-	h = (h ^ (uint64_t)e->pid) * 0xc4ceb9fe1a85ec53ULL;
-	h = (h ^ (uint64_t)e->rank ^ ((uint64_t)e->code << 20) ^ ((uint64_t)(uint32_t)e->a << 40)) * 0x9e3779b97f4a7c15ULL;
-	size_t i = (size_t)(h >> 40) & (SYSEV_HASH - 1);
+	/* keyed: pids, ranks and codes come from the input */
+	uint64_t k[] = { (uint64_t)e->kind, (uint64_t)(uint32_t)e->host, (uint64_t)e->pid, (uint64_t)e->rank,
+			 (uint64_t)e->code, (uint64_t)(uint32_t)e->a };
+	size_t i = (size_t)siphash(&m->hkey, k, sizeof k) & (SYSEV_HASH - 1);
 	while (m->syshash[i] >= 0 && !same_event(&m->sys[m->syshash[i]], e))
 		i = (i + 1) & (SYSEV_HASH - 1);
 	return i;
@@ -120,8 +119,10 @@ sysev *system_event_put(model *m, const sysev *e)
 			x->time = e->time;
 		return x;
 	}
-	if (m->nsys >= SYSEV_MAX || m->syskinds[e->kind & 15] >= SYSEV_MAX / 4)
+	if (m->nsys >= SYSEV_MAX || m->syskinds[e->kind & 15] >= SYSEV_MAX / 4) {
+		model_drop(m, CAP_SYSTEM);
 		return NULL;
+	}
 	m->syskinds[e->kind & 15]++;
 	grow(&m->sys, &m->syscap, m->nsys, sizeof *m->sys);
 	sysev *x = &m->sys[m->nsys];

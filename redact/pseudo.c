@@ -3,56 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
-#include <unistd.h>
 
-/* ---- SipHash-2-4 (Aumasson, Bernstein): a PRF keyed with 128 bits ---- */
-
-#define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
-#define SIPROUND                                                                                   \
-	do {                                                                                       \
-		v0 += v1, v1 = ROTL(v1, 13), v1 ^= v0, v0 = ROTL(v0, 32);                          \
-		v2 += v3, v3 = ROTL(v3, 16), v3 ^= v2;                                             \
-		v0 += v3, v3 = ROTL(v3, 21), v3 ^= v0;                                             \
-		v2 += v1, v1 = ROTL(v1, 17), v1 ^= v2, v2 = ROTL(v2, 32);                          \
-	} while (0)
-
-static uint64_t load64(const unsigned char *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
-
-static uint64_t siphash(const uint64_t k[2], const void *data, size_t n)
-{
-	const unsigned char *in = data;
-	uint64_t v0 = 0x736f6d6570736575ULL ^ k[0], v1 = 0x646f72616e646f6dULL ^ k[1];
-	uint64_t v2 = 0x6c7967656e657261ULL ^ k[0], v3 = 0x7465646279746573ULL ^ k[1];
-	size_t full = n - n % 8;
-	for (size_t i = 0; i < full; i += 8) {
-		uint64_t m = load64(in + i);
-		v3 ^= m;
-		SIPROUND;
-		SIPROUND;
-		v0 ^= m;
-	}
-	uint64_t b = (uint64_t)n << 56;
-	for (size_t i = 0; i < n % 8; i++)
-		b |= (uint64_t)in[full + i] << (8 * i);
-	v3 ^= b;
-	SIPROUND;
-	SIPROUND;
-	v0 ^= b;
-	v2 ^= 0xff;
-	SIPROUND;
-	SIPROUND;
-	SIPROUND;
-	SIPROUND;
-	return v0 ^ v1 ^ v2 ^ v3;
-}
+#include "../util/siphash.h"
 
 /* ---- a string -> string table, open addressing ---- */
 
@@ -68,12 +20,12 @@ typedef struct table {
 	size_t n, cap;
 } table;
 
-static size_t probe_start(const table *t, const uint64_t *key, const char *k, size_t kn)
+static size_t probe_start(const table *t, const hashkey *key, const char *k, size_t kn)
 {
 	return (size_t)siphash(key, k, kn) & (t->cap - 1);
 }
 
-static entry *table_find(const table *t, const uint64_t *key, const char *k, size_t kn)
+static entry *table_find(const table *t, const hashkey *key, const char *k, size_t kn)
 {
 	if (!t->cap)
 		return NULL;
@@ -86,9 +38,9 @@ static entry *table_find(const table *t, const uint64_t *key, const char *k, siz
 	}
 }
 
-static entry *table_put(table *t, const uint64_t *key, const char *k, size_t kn, char *v);
+static entry *table_put(table *t, const hashkey *key, const char *k, size_t kn, char *v);
 
-static void table_grow(table *t, const uint64_t *key)
+static void table_grow(table *t, const hashkey *key)
 {
 	table old = *t;
 	t->cap = old.cap ? old.cap * 2 : 64;
@@ -103,7 +55,7 @@ static void table_grow(table *t, const uint64_t *key)
 }
 
 /* Stores a copy of k with value v (taken over). */
-static entry *table_put(table *t, const uint64_t *key, const char *k, size_t kn, char *v)
+static entry *table_put(table *t, const hashkey *key, const char *k, size_t kn, char *v)
 {
 	if ((t->n + 1) * 2 > t->cap)
 		table_grow(t, key);
@@ -133,7 +85,7 @@ static void table_free(table *t)
 #define PSEUDO_MAX_ENTRIES (1u << 17)
 
 struct pseudo {
-	uint64_t key[2];
+	hashkey key; /* SipHash's (util/siphash.h), which also picks the pseudonyms */
 	table map;  /* kind + original -> pseudonym */
 	table used; /* kind + pseudonym -> "" */
 	size_t nnames, minlen, maxlen; /* known host names */
@@ -145,18 +97,10 @@ struct pseudo {
 pseudo *pseudo_new(const char *key)
 {
 	pseudo *p = xcalloc(1, sizeof *p);
-	if (key && *key) {
-		static const uint64_t k0[2] = { 0x6e63636c6f672d72ULL, 0x65646163742d6b65ULL };
-		uint64_t k1[2] = { 1, 2 };
-		p->key[0] = siphash(k0, key, strlen(key));
-		p->key[1] = siphash(k1, key, strlen(key));
-	} else if (getrandom(p->key, sizeof p->key, 0) != (ssize_t)sizeof p->key) {
-		/* no entropy source: still unpredictable enough across runs */
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		p->key[0] = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
-		p->key[1] = (uint64_t)ts.tv_sec ^ (uint64_t)(uintptr_t)p;
-	}
+	if (key && *key)
+		hashkey_derive(&p->key, key);
+	else
+		hashkey_random(&p->key);
 	return p;
 }
 
@@ -177,7 +121,7 @@ static uint64_t prf(const pseudo *p, char kind, const char *s, size_t n, unsigne
 	buf[0] = kind;
 	memcpy(buf + 1, &counter, sizeof counter);
 	memcpy(buf + 1 + sizeof counter, s, len);
-	return siphash(p->key, buf, 1 + sizeof counter + len);
+	return siphash(&p->key, buf, 1 + sizeof counter + len);
 }
 
 /* A table key on the stack: kind byte + original (names longer than a
@@ -210,7 +154,7 @@ static void key_set(key *k, char kind, const char *s, size_t n)
 static entry *lookup(const pseudo *p, char kind, const char *s, size_t n, key *k)
 {
 	key_set(k, kind, s, n);
-	return table_find(&p->map, p->key, k->b, k->n);
+	return table_find(&p->map, &p->key, k->b, k->n);
 }
 
 static bool full(const pseudo *p)
@@ -228,10 +172,10 @@ static entry *claim(pseudo *p, char kind, const key *k, const char *cand)
 	}
 	key u;
 	key_set(&u, kind, cand, strlen(cand));
-	if (table_find(&p->used, p->key, u.b, u.n))
+	if (table_find(&p->used, &p->key, u.b, u.n))
 		return NULL;
-	table_put(&p->used, p->key, u.b, u.n, xstrdup(""));
-	return table_put(&p->map, p->key, k->b, k->n, xstrdup(cand));
+	table_put(&p->used, &p->key, u.b, u.n, xstrdup(""));
+	return table_put(&p->map, &p->key, k->b, k->n, xstrdup(cand));
 }
 
 static int dec_at(slice s, size_t *i, char sep)
@@ -354,7 +298,7 @@ static uint64_t feistel(const pseudo *p, unsigned char tag, uint64_t v, int bits
 	for (unsigned char round = 0; round < 4; round++) {
 		unsigned char in[10] = { tag, round };
 		memcpy(in + 2, &r, sizeof r);
-		uint64_t f = siphash(p->key, in, sizeof in) & mask;
+		uint64_t f = siphash(&p->key, in, sizeof in) & mask;
 		uint64_t t = l ^ f;
 		l = r;
 		r = t;
@@ -491,7 +435,7 @@ static void map_bits(const pseudo *p, unsigned char *b, int len, int keep, int e
 			pre[1] = (unsigned char)i;
 			for (int j = 0; j < i; j++)
 				set_bit(pre + 2, j, get_bit(in, j));
-			flip = (int)(siphash(p->key, pre, sizeof pre) & 1);
+			flip = (int)(siphash(&p->key, pre, sizeof pre) & 1);
 		}
 		set_bit(b, i, get_bit(in, i) ^ flip);
 	}
@@ -557,7 +501,7 @@ void pseudo_ip(pseudo *p, ipaddr *a)
 		char hex[33];
 		for (size_t i = 0; i < len; i++)
 			snprintf(hex + 2 * i, 3, "%02x", m.b[i]);
-		v = table_put(&p->map, p->key, k.b, k.n, xstrdup(hex))->v;
+		v = table_put(&p->map, &p->key, k.b, k.n, xstrdup(hex))->v;
 	}
 	for (size_t i = 0; i < len; i++)
 		a->b[i] = (unsigned char)(hexval(v[2 * i]) << 4 | hexval(v[2 * i + 1]));

@@ -122,8 +122,8 @@ cJSON *report_json_doc(const model *m, const report_opts *o)
 	for (size_t i = 0; i < m->ncomms; i++) {
 		cJSON *c = cJSON_CreateObject();
 		cJSON_AddNumberToObject(c, "nranks", m->comms[i].nranks);
-		cJSON_AddNumberToObject(c, "ranks_seen", (double)m->comms[i].seen.n);
-		cJSON_AddNumberToObject(c, "ranks_complete", (double)m->comms[i].done.n);
+		cJSON_AddNumberToObject(c, "ranks_seen", m->comms[i].nseen);
+		cJSON_AddNumberToObject(c, "ranks_complete", m->comms[i].ndone);
 		cJSON_AddItemToArray(comms, c);
 	}
 	hostlink *links;

@@ -21,6 +21,8 @@ void ruleset_init(ruleset *rs, const catalog *cat, const char *const *tags)
 	*rs = (ruleset){ 0 };
 	rs->cat = cat;
 	rs->tags = tags;
+	rs->limit_rule = -1;
+	hashkey_random(&rs->idkey);
 	rs->mctx = pcre2_match_context_create(NULL);
 	pcre2_set_match_limit(rs->mctx, MATCH_LIMIT);
 	pcre2_set_depth_limit(rs->mctx, DEPTH_LIMIT);
@@ -57,6 +59,8 @@ void ruleset_free(ruleset *rs)
 		gate_free(rs->g);
 	pcre2_match_context_free(rs->mctx);
 	pcre2_match_data_free(rs->md);
+	if (!rs->clone)
+		hashidx_free(&rs->ids);
 	free(rs->cand);
 	free(rs->stamp);
 	sb_free(&rs->notes);
@@ -302,10 +306,34 @@ static int check_keys(loadctx *lc, const cJSON *o)
 	return 0;
 }
 
+/* Ids come from the user's rule files: keyed, as every input is. */
+static uint64_t id_hash(const ruleset *rs, const char *id)
+{
+	return siphash(&rs->idkey, id, strlen(id));
+}
+
+typedef struct idkey {
+	const ruleset *rs;
+	const char *id;
+} idkey;
+
+static bool id_eq(const void *ctx, int i)
+{
+	const idkey *k = ctx;
+	return strcmp(k->rs->v[i].id, k->id) == 0;
+}
+
 static int load_rule(ruleset *rs, loadctx *lc, const cJSON *o)
 {
 	if (!cJSON_IsObject(o))
 		return fail_at(lc, lc->obj, "a rule must be an object", NULL);
+	if (rs->n >= RULES_MAX) {
+		/* noted once, where the first rule that does not fit is */
+		if (!rs->dropped++)
+			sb_printf(&rs->notes, "%s:%d: more than %d rules in all; this one and the rules after it are not loaded\n",
+				  lc->path, rule_line(lc), RULES_MAX);
+		return 0;
+	}
 	rule r = { 0 };
 	r.tag = -1;
 	if (check_keys(lc, o) != 0)
@@ -326,11 +354,11 @@ static int load_rule(ruleset *rs, loadctx *lc, const cJSON *o)
 		fail_field(lc, "id", "a rule needs an \"id\" of lowercase letters, digits and '-'");
 		goto out;
 	}
-	for (size_t i = 0; i < rs->n; i++)
-		if (strcmp(rs->v[i].id, r.id) == 0) {
-			fail_field(lc, "id", "duplicate rule id");
-			goto out;
-		}
+	idkey ik = { rs, r.id };
+	if (hashidx_find(&rs->ids, id_hash(rs, r.id), id_eq, &ik) >= 0) {
+		fail_field(lc, "id", "duplicate rule id");
+		goto out;
+	}
 	if (!string_list(o, "gate", &r.gates, &r.ngates) || r.ngates == 0) {
 		fail_field(lc, "gate", "a rule needs a \"gate\": a literal (or a list) that every match contains");
 		goto out;
@@ -396,7 +424,8 @@ static int load_rule(ruleset *rs, loadctx *lc, const cJSON *o)
 		goto out;
 	}
 	grow(&rs->v, &rs->cap, rs->n, sizeof *rs->v);
-	rs->v[rs->n++] = r;
+	rs->v[rs->n] = r;
+	hashidx_put(&rs->ids, id_hash(rs, r.id), (int)rs->n++);
 	rc = 0;
 out:
 	if (rc)
@@ -565,6 +594,7 @@ void ruleset_clone(ruleset *dst, const ruleset *src)
 {
 	ruleset_init(dst, src->cat, src->tags);
 	dst->clone = true;
+	dst->dropped = src->dropped;
 	dst->n = dst->cap = src->n;
 	dst->v = xmalloc((src->n ? src->n : 1) * sizeof *dst->v);
 	memcpy(dst->v, src->v, src->n * sizeof *dst->v);
@@ -640,15 +670,38 @@ bool ruleset_hits_restore(ruleset *rs, const gatehits *h)
 	return true;
 }
 
+static void limit_note(ruleset *rs)
+{
+	const rule *r = &rs->v[rs->limit_rule];
+	sb_printf(&rs->notes,
+		  "rule %s (%s) gave up on a line at the match limit: that line counts as not matched by it, and the "
+		  "rule goes on with the others\n",
+		  r->id, r->src);
+}
+
+void ruleset_absorb(ruleset *dst, const ruleset *clone)
+{
+	if (clone->notes.n)
+		sb_add(&dst->notes, clone->notes.p, clone->notes.n);
+	if (clone->limit_hits && !dst->limit_hits++) {
+		dst->limit_rule = clone->limit_rule;
+		limit_note(dst);
+	}
+	if (clone->limit_hits)
+		dst->limit_hits += clone->limit_hits - 1;
+}
+
 static bool run_rule(ruleset *rs, size_t ri, slice text, match *m)
 {
 	rule *r = &rs->v[ri];
-	if (r->disabled)
-		return false;
 	int rc = pcre2_match(r->re, (PCRE2_SPTR)text.p, text.n, 0, 0, rs->md, rs->mctx);
 	if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT) {
-		r->disabled = true;
-		sb_printf(&rs->notes, "rule %s (%s) hit the match limit and is disabled for this run\n", r->id, r->src);
+		/* this line only: no line may switch a rule off for the rest of the run */
+		if (!rs->limit_hits++) {
+			rs->limit_rule = (int)ri;
+			if (!rs->clone)
+				limit_note(rs);
+		}
 		return false;
 	}
 	if (rc < 0)

@@ -8,6 +8,8 @@
 #include <pcre2.h>
 
 #include "../parser/record.h"
+#include "../util/hashidx.h"
+#include "../util/siphash.h"
 #include "../util/str.h"
 #include "catalog.h"
 #include "gate.h"
@@ -33,7 +35,6 @@ typedef struct rule {
 	int ncaps;
 	char *capname[RULE_MAX_CAPS];
 	int capnum[RULE_MAX_CAPS];
-	bool disabled;      /* hit the match limit once: off for the run */
 } rule;
 
 typedef struct capture {
@@ -48,9 +49,17 @@ typedef struct match {
 	capture caps[RULE_MAX_CAPS];
 } match;
 
+/* At most this many rules load, shipped and the user's together: past it
+ * the rest are skipped, counted and noted (their compiled patterns would
+ * cost memory without bound). */
+#define RULES_MAX 2048
+
 typedef struct ruleset {
 	rule *v;
 	size_t n, cap;
+	hashidx ids;        /* v by id */
+	hashkey idkey;      /* its hash's key */
+	uint64_t dropped;   /* rules past RULES_MAX, not loaded */
 	const char *const *tags; /* the vocabulary of tags, NULL-terminated */
 	const catalog *cat;
 	gate *g;
@@ -62,7 +71,9 @@ typedef struct ruleset {
 	bool record_hint;   /* the line holds "NCCL " or a pre-2.3 "] INFO ": maybe a record */
 	unsigned *stamp;
 	unsigned gen;
-	strbuf notes;       /* run-time notes (a rule disabled), for the caller */
+	strbuf notes;       /* run-time notes (the match limit reached), for the caller */
+	uint64_t limit_hits; /* lines a rule gave up on at the match limit */
+	int limit_rule;     /* the first rule that did, -1 */
 	bool clone;         /* shares the compiled rules and gate of another set */
 	char **files;       /* the files loaded, by real path: each is loaded once */
 	size_t nfiles, filescap;
@@ -88,8 +99,11 @@ int ruleset_load(ruleset *rs, const char *path, strbuf *err);
 /* Builds the gate; call after the last load. */
 void ruleset_finish(ruleset *rs);
 /* A set for another thread: it shares src's compiled rules and gate (which
- * must outlive it) and has its own scratch, match data and disabled flags. */
+ * must outlive it) and has its own scratch and match data. */
 void ruleset_clone(ruleset *dst, const ruleset *src);
+/* Takes what a clone noted while it ran into dst (its notes, and the
+ * match-limit note if dst has none yet: one per run). */
+void ruleset_absorb(ruleset *dst, const ruleset *clone);
 /* Scans a line with the gate; returns the number of candidate rules and
  * sets rs->record_hint. */
 size_t ruleset_gate(ruleset *rs, slice line);

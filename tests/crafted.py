@@ -11,37 +11,31 @@ import argparse
 import random
 import sys
 
-MASK64 = (1 << 64) - 1
-FNV_OFFSET, FNV_PRIME = 1469598103934665603, 1099511628211
-ALNUM = b"abcdefghijklmnopqrstuvwxyz0123456789"
-
-
-def fnv1a_step(h, data, mask):
-    for c in data:
-        h = ((h ^ c) * FNV_PRIME) & mask
-    return h
-
-
-def fnv_pairs(count, bits, rng):
-    """`count` pairs of 6-byte blocks; each pair takes one state to the same
-    state in the low `bits` bits of 64-bit FNV-1a. The low bits of FNV-1a
-    depend on the low bits alone, so any choice of one block per pair gives
-    names whose hashes agree there: 2**count names for one probe sequence."""
-    mask = (1 << bits) - 1
-    h = FNV_OFFSET & mask
-    pairs = []
-    for _ in range(count):
-        seen = {}
-        while True:
-            blk = bytes(rng.choice(ALNUM) for _ in range(6))
-            s = fnv1a_step(h, blk, mask)
-            other = seen.get(s)
-            if other is not None and other != blk:
-                pairs.append((other, blk))
-                h = s
-                break
-            seen[s] = blk
-    return pairs
+# Pairs of 6-byte blocks that take FNV-1a (64-bit, the unkeyed hash string
+# tables once used) from one state to the same state in its low 32 bits,
+# found by a birthday search. Its low bits depend on the low bits alone, so
+# any choice of one block per pair gives a name whose hash agrees there with
+# every other: 2**18 names for one probe sequence of a table indexed by them.
+FNV_PAIRS = (
+    (b"6o48vd", b"xsjg4m"),
+    (b"ywvn8m", b"i1y5q6"),
+    (b"2eo1od", b"delowm"),
+    (b"vd8uw3", b"4v4e11"),
+    (b"zpl61o", b"m6c2ie"),
+    (b"ordlci", b"87pfs3"),
+    (b"kv2z2u", b"m4ik9l"),
+    (b"ky75y8", b"g7wcnu"),
+    (b"35nrmx", b"tfw4j6"),
+    (b"xzu7fq", b"wf78rq"),
+    (b"2n0o3q", b"4juciv"),
+    (b"tyxxp0", b"pcn9fs"),
+    (b"oxvkua", b"pkwyur"),
+    (b"l2ww0t", b"dfubbu"),
+    (b"1aeu82", b"gpozke"),
+    (b"jsqjfm", b"588vhf"),
+    (b"2up0tt", b"cwnh83"),
+    (b"9zo8c1", b"gnlk4d"),
+)
 
 
 def prefix(host, pid, dev=0):
@@ -90,6 +84,25 @@ def watchdog(rng):
         i += 1
 
 
+def versions(rng):
+    """distinct processes, each on a NCCL version of its own (version checks)"""
+    i = 0
+    while True:
+        yield prefix(f"node-{i % 97}", 10 + i) + f"NCCL version 2.{i // 1000}.{i % 1000}+cuda12.{i % 10}"
+        i += 1
+
+
+def links(rng):
+    """distinct host pairs: channel lines between ranks of many hosts"""
+    i = 0
+    while True:
+        h = i // 16
+        yield prefix(f"h{h}", 100 + h) + (f"comm 0x{h:x} rank {h} nranks 16777216 cudaDev 0 commId 0x77 - Init START"
+                                          if i % 16 == 0 else
+                                          f"Channel {i % 16:02d}/0 : {h}[0] -> {(h * 7919 + i) % (h + 1)}[0] via NET/Socket/0")
+        i += 1
+
+
 def env(rng):
     """distinct environment variables of one process"""
     i = 0
@@ -99,13 +112,12 @@ def env(rng):
 
 
 def collide(rng):
-    """interface names whose unkeyed FNV-1a hashes share their low 24 bits"""
-    pairs = fnv_pairs(17, 24, rng)
+    """interface names whose unkeyed FNV-1a hashes share their low 32 bits"""
     n = 0
     while True:
         names = []
         for _ in range(16):
-            names.append(b"".join(p[(n >> k) & 1] for k, p in enumerate(pairs)).decode())
+            names.append(b"".join(p[(n >> k) & 1] for k, p in enumerate(FNV_PAIRS)).decode())
             n += 1
         yield prefix("node-a", 7) + "NET/Socket : Using " + " ".join(
             f"[{k}]{nm}:10.0.0.1<0>" for k, nm in enumerate(names))
@@ -168,8 +180,8 @@ def rules(rng):
         i += 1
 
 
-KINDS = {f.__name__: f for f in (hosts, pids, commids, ranks, watchdog, env, collide, ifaces, intern, findings,
-                                 warns, evidence, rules)}
+KINDS = {f.__name__: f for f in (hosts, pids, commids, ranks, watchdog, env, versions, links, collide, ifaces,
+                                 intern, findings, warns, evidence, rules)}
 
 
 def write(kind, size, out):

@@ -14,7 +14,8 @@ passed=0
 failed=0
 ok() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-check() { if [ "$1" ]; then ok; else fail "$2"; fi; }
+# check "EXPR" "WHAT": EXPR is a test(1) expression, split into its words here
+check() { if eval "[ $1 ]"; then ok; else fail "$2"; fi; }
 contains() { if grep -qF -- "$2" <<<"$1"; then ok; else fail "$3: no '$2' in: ${1:0:300}"; fi; }
 json_ids() { python3 -c 'import json,sys; print(" ".join(sorted({f["id"] for f in json.load(open(sys.argv[1]))["findings"]})))' "$1" 2>/dev/null; }
 json_bytes() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["inputs"][0]["bytes"])' "$1" 2>/dev/null; }
@@ -244,8 +245,22 @@ status_ok "$s" 1 "catastrophic rule"
 check "$took -le 10" "catastrophic rule: took ${took}s"
 n=$(grep -c 'site-evil' "$tmp/err")
 check "$n -eq 1" "catastrophic rule: reported $n times on stderr"
-contains "$(cat "$tmp/err")" "ncclog: rule site-evil ($tmp/evil.json:1) hit the match limit and is disabled for this run" "catastrophic rule message"
+contains "$(cat "$tmp/err")" "ncclog: rule site-evil ($tmp/evil.json:1) gave up on a line at the match limit: that line counts as not matched by it, and the rule goes on with the others" "catastrophic rule message"
 contains "$(json_ids "$tmp/out")" "socket-iface-loopback" "catastrophic rule: the other rules still run"
+
+# --- a line crafted to drive comm-init to its limit changes no finding ---
+# Once such a line switched the rule off for the run: the Init START lines
+# after it were never read and init-incomplete turned into a warning.
+sample=$root/samples/init-incomplete/slurm-551204.log
+python3 -c "
+import sys
+sys.stdout.write('host1:1:1 [0] NCCL INFO ' + 'comm 0x1 rank 1 nranks 1 cudaDev 1 ' * 7000 + 'Init START\\n')" >"$tmp/limit.log"
+cat "$tmp/limit.log" "$sample" >"$tmp/limit-mix.log"
+"$bin" analyze --format json "$sample" >"$tmp/plain.json" 2>/dev/null
+"$bin" analyze --format json "$tmp/limit-mix.log" >"$tmp/mix.json" 2>"$tmp/err"
+status_ok $? 1 "crafted comm-init line: exit status"
+check "\"$(json_ids "$tmp/mix.json")\" = \"$(json_ids "$tmp/plain.json")\"" "crafted comm-init line: findings $(json_ids "$tmp/mix.json")"
+check "! -s $tmp/err" "crafted comm-init line: stderr $(head -c 300 "$tmp/err")"
 
 # --- rule lint: a pattern without a literal gate is refused where it stands ---
 printf '{"rules": [\n  {"id": "no-gate",\n   "pattern": "(?<x>\\\\w+) failed", "finding": "cuda-oom"}]}\n' >"$tmp/nogate.json"

@@ -3,72 +3,87 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t hash_bytes(slice s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (size_t i = 0; i < s.n; i++) {
-		h ^= (unsigned char)s.p[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
+/* Strings up to this size share blocks; a longer one gets a block alone. */
+#define BLOCK_SIZE (64u * 1024u)
 
 void intern_init(intern *t)
 {
 	*t = (intern){ 0 };
-	t->tcap = 64;
-	t->table = xmalloc(t->tcap * sizeof(int));
-	memset(t->table, 0xff, t->tcap * sizeof(int));
+	hashkey_random(&t->key);
 }
 
 void intern_free(intern *t)
 {
-	for (size_t i = 0; i < t->n; i++)
-		free(t->strs[i]);
+	for (size_t i = 0; i < t->nblocks; i++)
+		free(t->blocks[i]);
+	free(t->blocks);
 	free(t->strs);
-	free(t->table);
+	free(t->len);
+	hashidx_free(&t->idx);
 	*t = (intern){ 0 };
 }
 
-static size_t probe(const intern *t, slice s)
-{
-	size_t i = hash_bytes(s) & (t->tcap - 1);
-	while (t->table[i] >= 0) {
-		const char *c = t->strs[t->table[i]];
-		if (strlen(c) == s.n && (s.n == 0 || memcmp(c, s.p, s.n) == 0))
-			break;
-		i = (i + 1) & (t->tcap - 1);
-	}
-	return i;
-}
+typedef struct probe {
+	const intern *t;
+	slice s;
+} probe;
 
-static void rehash(intern *t)
+static bool same(const void *ctx, int id)
 {
-	free(t->table);
-	t->tcap *= 2;
-	t->table = xmalloc(t->tcap * sizeof(int));
-	memset(t->table, 0xff, t->tcap * sizeof(int));
-	for (size_t k = 0; k < t->n; k++)
-		t->table[probe(t, slice_from(t->strs[k]))] = (int)k;
+	const probe *q = ctx;
+	((intern *)q->t)->compares++;
+	return q->t->len[id] == q->s.n && (q->s.n == 0 || memcmp(q->t->strs[id], q->s.p, q->s.n) == 0);
 }
 
 int intern_find(const intern *t, slice s)
 {
-	return t->table[probe(t, s)];
+	probe q = { t, s };
+	return hashidx_find(&t->idx, siphash(&t->key, s.p, s.n), same, &q);
+}
+
+/* A copy of s with a NUL after it, in the blocks. */
+static char *store(intern *t, slice s)
+{
+	size_t need = s.n + 1;
+	char *p;
+	if (need > BLOCK_SIZE / 4 || need > t->room) {
+		size_t sz = need > BLOCK_SIZE / 4 ? need : BLOCK_SIZE;
+		grow(&t->blocks, &t->blockcap, t->nblocks, sizeof *t->blocks);
+		p = t->blocks[t->nblocks++] = xmalloc(sz);
+		/* a long string has its block alone; the shared one goes on */
+		if (sz == BLOCK_SIZE) {
+			t->cur = p + need;
+			t->room = BLOCK_SIZE - need;
+		}
+	} else {
+		p = t->cur;
+		t->cur += need;
+		t->room -= need;
+	}
+	if (s.n)
+		memcpy(p, s.p, s.n);
+	p[s.n] = '\0';
+	t->used += need;
+	return p;
 }
 
 int intern_get(intern *t, slice s)
 {
-	size_t i = probe(t, s);
-	if (t->table[i] >= 0)
-		return t->table[i];
-	grow(&t->strs, &t->cap, t->n, sizeof(char *));
-	t->strs[t->n] = xstrndup(s.p, s.n);
-	t->table[i] = (int)t->n;
-	t->n++;
-	if (t->n * 2 > t->tcap)
-		rehash(t);
-	return (int)t->n - 1;
+	uint64_t h = siphash(&t->key, s.p, s.n);
+	probe q = { t, s };
+	int id = hashidx_find(&t->idx, h, same, &q);
+	if (id >= 0)
+		return id;
+	if (t->n >= INTERN_MAX_STRINGS || s.n > UINT32_MAX || t->used + s.n + 1 > INTERN_MAX_BYTES) {
+		t->dropped++;
+		return -1;
+	}
+	grow(&t->strs, &t->cap, t->n, sizeof *t->strs);
+	t->len = xrealloc(t->len, t->cap * sizeof *t->len);
+	t->strs[t->n] = store(t, s);
+	t->len[t->n] = (uint32_t)s.n;
+	hashidx_put(&t->idx, h, (int)t->n);
+	return (int)t->n++;
 }
 
 const char *intern_str(const intern *t, int id)

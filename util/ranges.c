@@ -40,6 +40,22 @@ void intset_addall(intset *s, const intset *o)
 		intset_add(s, o->v[i]);
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+void intset_build(intset *s, int *v, size_t n)
+{
+	qsort(v, n, sizeof *v, cmp_int);
+	for (size_t i = 0; i < n; i++)
+		if (!i || v[i] != v[i - 1]) {
+			grow(&s->v, &s->cap, s->n, sizeof *s->v);
+			s->v[s->n++] = v[i];
+		}
+}
+
 void intset_free(intset *s)
 {
 	free(s->v);

@@ -14,6 +14,9 @@ typedef struct intset {
 bool intset_add(intset *s, int x);
 bool intset_has(const intset *s, int x);
 void intset_addall(intset *s, const intset *o);
+/* Makes s (empty) the set of the n values of v, in any order and with
+ * repeats: a sort, not n insertions. v is reordered. */
+void intset_build(intset *s, int *v, size_t n);
 void intset_free(intset *s);
 /* Appends "0-7,9" to b. */
 void ranges_format(strbuf *b, const int *v, size_t n);

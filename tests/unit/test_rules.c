@@ -1,6 +1,6 @@
 /* The rule engine: shipped rules match their own samples through the gate;
  * broken rule files are refused with file:line:col; a catastrophic pattern
- * is stopped by the match limit and disabled. */
+ * is stopped by the match limit on that line only. */
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -148,7 +148,13 @@ static void test_match_limit(checks *c)
 	ruleset_gate(&rs, s);
 	ruleset_match(&rs, s, SLICE_NONE, LV_NONE, on_match, NULL);
 	CHECK(c, hits == 0, "no match");
-	CHECK(c, rs.v[0].disabled, "rule disabled after the limit");
+	CHECK(c, rs.limit_hits == 2 && rs.limit_rule == 0, "two lines at the limit: %llu",
+	      (unsigned long long)rs.limit_hits);
+	/* the next line the rule can match still matches */
+	slice ok = slice_from("aaaaa");
+	ruleset_gate(&rs, ok);
+	ruleset_match(&rs, ok, SLICE_NONE, LV_NONE, on_match, NULL);
+	CHECK(c, hits == 1, "the rule still runs after the limit: %d hits", hits);
 	CHECK(c, rs.notes.p && strstr(rs.notes.p, "rule evil") && !strstr(strstr(rs.notes.p, "rule evil") + 1, "rule evil"),
 	      "reported once: %s", rs.notes.p ? rs.notes.p : "");
 	ruleset_free(&rs);

@@ -1,0 +1,177 @@
+/* The keyed tables of the job model: communicators and their ranks,
+ * watchdog reports, environment settings. Each is found by its key
+ * through a hash and capped (model.h). A communicator's ranks live in a
+ * map of its own, as big as the ranks the logs showed: a crafted nranks
+ * costs nothing. */
+#include "model.h"
+
+#include <stdlib.h>
+
+typedef struct ckey {
+	const model *m;
+	int key;
+} ckey;
+
+static bool comm_eq(const void *ctx, int i)
+{
+	const ckey *k = ctx;
+	return k->m->comms[i].key == k->key;
+}
+
+comm *model_comm_find(const model *m, int key)
+{
+	ckey k = { m, key };
+	int i = hashidx_find(&m->commidx, siphash_ints(&m->hkey, (uint32_t)key, 0), comm_eq, &k);
+	return i >= 0 ? &m->comms[i] : NULL;
+}
+
+comm *model_comm_get(model *m, int key, int nranks)
+{
+	comm *c = model_comm_find(m, key);
+	if (c)
+		return c;
+	if (m->ncomms >= MODEL_MAX_COMMS) {
+		model_drop(m, CAP_COMMS);
+		return NULL;
+	}
+	grow(&m->comms, &m->commcap, m->ncomms, sizeof *m->comms);
+	c = &m->comms[m->ncomms];
+	*c = (comm){ 0 };
+	c->key = key;
+	c->nranks = nranks;
+	c->hk = m->hkey;
+	hashidx_put(&m->commidx, siphash_ints(&m->hkey, (uint32_t)key, 0), (int)m->ncomms++);
+	return c;
+}
+
+static size_t rank_slot(const comm *c, int rank)
+{
+	size_t i = (size_t)siphash_ints(&c->hk, (uint32_t)rank, 1) & (c->rkcap - 1);
+	while (c->rk[i].rank >= 0 && c->rk[i].rank != rank)
+		i = (i + 1) & (c->rkcap - 1);
+	return i;
+}
+
+static const commrank *rank_find(const comm *c, int rank)
+{
+	if (!c->rkcap || rank < 0)
+		return NULL;
+	const commrank *r = &c->rk[rank_slot(c, rank)];
+	return r->rank >= 0 ? r : NULL;
+}
+
+bool model_comm_mark(model *m, comm *c, int rank, unsigned flags, int pi)
+{
+	if (rank < 0 || rank >= c->nranks)
+		return false;
+	commrank *r = (commrank *)rank_find(c, rank);
+	if (!r) {
+		if (m->ncommranks >= MODEL_MAX_COMM_RANKS) {
+			model_drop(m, CAP_COMM_RANKS);
+			return false;
+		}
+		if ((c->nrk + 1) * 2 > c->rkcap) {
+			commrank *old = c->rk;
+			size_t oldcap = c->rkcap;
+			c->rkcap = oldcap ? oldcap * 2 : 8;
+			c->rk = xmalloc(c->rkcap * sizeof *c->rk);
+			for (size_t i = 0; i < c->rkcap; i++)
+				c->rk[i].rank = -1;
+			for (size_t i = 0; i < oldcap; i++)
+				if (old[i].rank >= 0)
+					c->rk[rank_slot(c, old[i].rank)] = old[i];
+			free(old);
+		}
+		r = &c->rk[rank_slot(c, rank)];
+		*r = (commrank){ rank, -1, 0 };
+		c->nrk++;
+		m->ncommranks++;
+	}
+	if ((flags & CR_SEEN) && !(r->flags & CR_SEEN))
+		c->nseen++;
+	if ((flags & CR_DONE) && !(r->flags & CR_DONE))
+		c->ndone++;
+	r->flags |= flags;
+	if (pi >= 0 && r->proc < 0)
+		r->proc = pi;
+	return true;
+}
+
+int model_comm_proc(const comm *c, int rank)
+{
+	const commrank *r = rank_find(c, rank);
+	return r ? r->proc : -1;
+}
+
+bool model_comm_has(const comm *c, int rank, unsigned flags)
+{
+	const commrank *r = rank_find(c, rank);
+	return r && (r->flags & flags) == flags;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+size_t model_comm_ranks(const comm *c, unsigned flags, int **out)
+{
+	int *v = xmalloc((c->nrk ? c->nrk : 1) * sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0; i < c->rkcap; i++)
+		if (c->rk[i].rank >= 0 && (c->rk[i].flags & flags) == flags)
+			v[n++] = c->rk[i].rank;
+	/* slots are in hash order: the callers see ranks in order */
+	qsort(v, n, sizeof *v, cmp_int);
+	*out = v;
+	return n;
+}
+
+/* ---- watchdog reports by (process, rank), settings by (process, variable) ---- */
+
+typedef struct pkey {
+	const model *m;
+	int proc, k;
+} pkey;
+
+static uint64_t pair_hash(const model *m, int a, int b)
+{
+	return siphash_ints(&m->hkey, (uint32_t)a, (uint32_t)b);
+}
+
+static bool wd_eq(const void *ctx, int i)
+{
+	const pkey *q = ctx;
+	return q->m->wd[i].proc == q->proc && q->m->wd[i].pgrank == q->k;
+}
+
+wdog *model_wdog_find(const model *m, int pi, int pgrank)
+{
+	pkey q = { m, pi, pgrank };
+	int i = hashidx_find(&m->wdidx, pair_hash(m, pi, pgrank), wd_eq, &q);
+	return i >= 0 ? &m->wd[i] : NULL;
+}
+
+void model_wdog_indexed(model *m, int i)
+{
+	hashidx_put(&m->wdidx, pair_hash(m, m->wd[i].proc, m->wd[i].pgrank), i);
+}
+
+static bool env_eq(const void *ctx, int i)
+{
+	const pkey *q = ctx;
+	return q->m->env[i].proc == q->proc && q->m->env[i].var == q->k;
+}
+
+envset *model_env_find(const model *m, int pi, int var)
+{
+	pkey q = { m, pi, var };
+	int i = hashidx_find(&m->envidx, pair_hash(m, pi, var), env_eq, &q);
+	return i >= 0 ? &m->env[i] : NULL;
+}
+
+void model_env_indexed(model *m, int i)
+{
+	hashidx_put(&m->envidx, pair_hash(m, m->env[i].proc, m->env[i].var), i);
+}
