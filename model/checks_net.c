@@ -106,7 +106,9 @@ static void ifname_hint(const model *m, strbuf *h, const char *bad_prefixes)
 	if (name >= 0) {
 		const char *n = intern_str(&m->str, name);
 		sb_printf(h, "export NCCL_SOCKET_IFNAME=%s on every node (", n);
-		if (hosts > 1)
+		if (hosts == 2)
+			sb_printf(h, "present on both hosts, subnet %s; ", net.p);
+		else if (hosts > 2)
 			sb_printf(h, "present on all %d hosts, subnet %s; ", hosts, net.p);
 		else
 			sb_printf(h, "subnet %s; ", net.p);

@@ -247,7 +247,7 @@ cp "$tmp/out.json" "$tmp/node-b.json"
 rc=$?
 [ "$rc" = 1 ] && ok || fail "compare: exit $rc, want 1"
 if grep -q 'error\[socket-iface-mismatch\]: node-a would bootstrap over eth1 (192.168.77.1, subnet 192.168.77.0/24); node-b would bootstrap over docker0 (172.17.0.1, subnet 172.17.0.0/16)' "$tmp/cmp" &&
-	grep -q 'help: export NCCL_SOCKET_IFNAME=eth1 on every node (present on all 2 hosts, subnet 192.168.77.0/24' "$tmp/cmp" &&
+	grep -q 'help: export NCCL_SOCKET_IFNAME=eth1 on every node (present on both hosts, subnet 192.168.77.0/24' "$tmp/cmp" &&
 	grep -q 'warning\[socket-env-inconsistent\]: NCCL_SOCKET_IFNAME has different values on different hosts: =eth1 on node-a, docker on node-b' "$tmp/cmp"; then ok; else fail "compare report: $(cat "$tmp/cmp")"; fi
 
 check_cases
