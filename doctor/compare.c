@@ -392,14 +392,20 @@ static void check_subnets(compare *c, model *m)
 			sb_printf(&msg, " would bootstrap over %s (%s, subnet %s)", c->v[i].boot.name, a.p, nets[i]);
 			sb_free(&a);
 		}
-		if (common_iface(c, &name, &net))
-			sb_printf(&hint, "export NCCL_SOCKET_IFNAME=%s on every node (present on all %zu hosts, subnet %s; "
+		if (common_iface(c, &name, &net)) {
+			char where[48];
+			if (c->n == 2)
+				snprintf(where, sizeof where, "both hosts");
+			else
+				snprintf(where, sizeof where, "all %zu hosts", c->n);
+			sb_printf(&hint, "export NCCL_SOCKET_IFNAME=%s on every node (present on %s, subnet %s; "
 					 "=%s matches it exactly)",
-				  name.p, c->n, net.p, name.p);
-		else
+				  name.p, where, net.p, name.p);
+		} else {
 			sb_adds(&hint, "no interface name is on one subnet on every node: give the nodes addresses on a "
 				       "shared network and name that interface in NCCL_SOCKET_IFNAME, per node if the names "
 				       "differ (a list works: =eth1,ens3)");
+		}
 		const catentry *ce = catalog_find(m->cat, "socket-iface-mismatch");
 		finding *f = findings_get(&m->fs, "socket-iface-mismatch", "compare", ce ? ce->title : "",
 					  SEV_ERROR, msg.p, hint.p, NULL);
