@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/escape.h"
 #include "../util/fileio.h"
 #include "../util/nearest.h"
 
@@ -82,6 +83,35 @@ static int fail(const loader *ld, int k, const char *what, const char *detail)
 	return -1;
 }
 
+static const char *const finding_keys[] = { "id",    "title",      "severity", "family",  "kind",
+					     "confidence", "marks", "emitted_by", "collect", "explain" };
+static const char *const edge_keys[] = { "cause", "explains", "when", "min_severity", "why" };
+
+/* Every key of an entry is one the loader reads: a misspelled "severty"
+ * would otherwise be ignored without a word. */
+static int known_keys(const loader *ld, int k, const cJSON *e, const char *const *keys, size_t n)
+{
+	const cJSON *kv;
+	cJSON_ArrayForEach(kv, e) {
+		size_t i = 0;
+		while (i < n && strcmp(keys[i], kv->string) != 0)
+			i++;
+		if (i < n)
+			continue;
+		const char *near = nearest_word(kv->string, keys, n);
+		strbuf shown = { 0 }, what = { 0 };
+		escape_name(&shown, kv->string);
+		sb_printf(&what, "unknown key \"%s\"", shown.p);
+		if (near)
+			sb_printf(&what, "; did you mean \"%s\"?", near);
+		int rc = fail(ld, k, what.p, NULL);
+		sb_free(&shown);
+		sb_free(&what);
+		return rc;
+	}
+	return 0;
+}
+
 /* The optional fields of an entry: kind, confidence, marks, emitted_by. */
 static int entry_extras(const loader *ld, int k, const cJSON *e, catentry *ce)
 {
@@ -136,6 +166,8 @@ static int load_causes(catalog *c, const char *path, strbuf *err)
 		const char *cause = str_field(e, "cause"), *when = str_field(e, "when"), *ms = str_field(e, "min_severity");
 		int w = when ? name_index(when_names, when) : WHEN_JOB;
 		enum severity minsev = SEV_INFO;
+		if ((rc = known_keys(&ld, k, e, edge_keys, sizeof edge_keys / sizeof *edge_keys)) != 0)
+			break;
 		if (!cause || (strcmp(cause, "*") != 0 && !catalog_find(c, cause))) {
 			rc = fail(&ld, k, "an edge needs a \"cause\" that the catalog knows: ", cause);
 			break;
@@ -192,6 +224,11 @@ int catalog_load(catalog *c, const char *path, strbuf *err)
 		const char *id = str_field(e, "id"), *title = str_field(e, "title");
 		const char *sev = str_field(e, "severity");
 		enum severity s;
+		loader ld = { path, text, offs, noffs, err };
+		if (known_keys(&ld, k, e, finding_keys, sizeof finding_keys / sizeof *finding_keys) != 0) {
+			rc = -1;
+			break;
+		}
 		if (!id || !title || !sev || !severity_parse(sev, &s)) {
 			int l = 1, col = 1;
 			if ((size_t)k < noffs)
@@ -209,7 +246,6 @@ int catalog_load(catalog *c, const char *path, strbuf *err)
 		ce->explain = xstrdup(str_field(e, "explain") ? str_field(e, "explain") : "");
 		ce->collect = str_field(e, "collect") ? xstrdup(str_field(e, "collect")) : NULL;
 		ce->severity = s;
-		loader ld = { path, text, offs, noffs, err };
 		if (entry_extras(&ld, k, e, ce) != 0) {
 			rc = -1;
 			break;

@@ -113,6 +113,21 @@ grep -q '^ncclog: .*rules.d/bad.json:2:14: invalid JSON' "$tmp/err" || fail "bro
 # usage
 "$ncclog" rules frob >/dev/null 2>&1
 [ $? -eq 2 ] || fail "unknown subcommand exits 2"
+# the catalog and the cause graph are checked the same way: a misspelled key is
+# named with its place and the nearest key, never ignored
+mkdir -p "$tmp/dir"
+cp -r "$root"/rules/. "$tmp/dir/"
+sed -i '0,/"severity": "error"/s//"severty": "error"/' "$tmp/dir/catalog.json"
+NCCLOG_RULES_DIR=$tmp/dir "$ncclog" analyze "$tmp/job.log" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "^ncclog: $tmp/dir/catalog.json:[0-9]*:[0-9]*: unknown key \"severty\"; did you mean \"severity\"?$" "$tmp/err" &&
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "catalog key typo: exit $rc: $(cat "$tmp/err")"
+cp "$root/rules/catalog.json" "$tmp/dir/"
+sed -i '0,/"explains":/s//"explain":/' "$tmp/dir/causes.json"
+NCCLOG_RULES_DIR=$tmp/dir "$ncclog" analyze "$tmp/job.log" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "^ncclog: $tmp/dir/causes.json:[0-9]*:[0-9]*: unknown key \"explain\"; did you mean \"explains\"?$" "$tmp/err" ||
+	fail "causes key typo: exit $rc: $(cat "$tmp/err")"
 "$ncclog" rules --help | grep -q '^usage: ncclog rules list' || fail "rules --help"
 "$ncclog" rules test --help | grep -q '^usage: ncclog rules' || fail "rules test --help"
 
