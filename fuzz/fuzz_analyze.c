@@ -117,9 +117,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned chunk = 1 + data[0] % 97;
 	data++;
 	size--;
-	/* a rule disabled by a hostile line stays off only for its run */
-	for (size_t i = 0; i < fz.rs.n; i++)
-		fz.rs.v[i].disabled = false;
+	/* the match-limit note is once per run: each input is a run */
+	fz.rs.limit_hits = 0;
+	fz.rs.limit_rule = -1;
 	sb_clear(&fz.rs.notes);
 	model m;
 	model_init(&m, &fz.cat);
