@@ -485,7 +485,8 @@ static bool tuple(reader *r, const cJSON *v, size_t n, const cJSON **it)
 		for (const cJSON *e = (a) ? (a)->child : NULL; e && !(r)->bad && at_item(r, i); \
 		     e = e->next, i++)
 
-/* A line cited as evidence: null (none), or [file, line, offset, text]. */
+/* A line cited as evidence: null (none), or [file, line, offset, text]
+ * of a line of an input (reports name its file). */
 static void ev_of(reader *r, const cJSON *v, evref *e)
 {
 	*e = (evref){ 0 };
@@ -494,7 +495,7 @@ static void ev_of(reader *r, const cJSON *v, evref *e)
 	const cJSON *it[4];
 	if (!tuple(r, v, 4, it))
 		return;
-	int file = FILE_NUM(r, it, 0);
+	int file = (int)num_item(r, it, 0, "input index", 0, (double)r->m->nin - 1, N_INDEX);
 	uint64_t line = COUNT_NUM(r, it, 1, "line number"), off = COUNT_NUM(r, it, 2, "offset");
 	in_item(r, 3);
 	const char *text = str_of(r, it[3]);
@@ -503,18 +504,14 @@ static void ev_of(reader *r, const cJSON *v, evref *e)
 		*e = (evref){ file, line, off, xstrdup(text) };
 }
 
-/* Evidence a writer always writes (null when unset); optional evidence of
- * a process reads as unset when absent, as its facts do. */
-static void ev_key(reader *r, const cJSON *o, const char *key, evref *e, bool required)
+static void ev_key(reader *r, const cJSON *o, const char *key, evref *e)
 {
 	const cJSON *v = field(r, o, key);
 	in_key(r, key);
-	if (v || required) {
-		if (!v)
-			fault(r, "missing, an array or null belongs here");
-		else
-			ev_of(r, v, e);
-	}
+	if (!v)
+		fault(r, "missing, an array or null belongs here");
+	else
+		ev_of(r, v, e);
 	out(r);
 }
 
@@ -575,7 +572,8 @@ typedef struct factkind {
 #define FACT_CAST_LINE(r, v) to_u64(v)
 #define FACT_CAST_PHASE(r, v) (enum phase)(v)
 
-/* Facts whose range is narrower than their type's. */
+/* Facts whose range is narrower than their type's. Every fact is
+ * required: a summary of another build is of another format. */
 static const struct {
 	const char *name;
 	factkind kind;
@@ -584,16 +582,14 @@ static const struct {
 	{ "nranks", { "nranks", 0, RANKS_MAX, N_INT } },
 };
 
-/* A fact read back; one the summary lacks (written by a build that had
- * fewer) is unknown, its initial value. */
-static double fact_of(reader *r, const cJSON *o, const char *name, double init, factkind k)
+/* A fact read back, in the range of its type or its own. */
+static double fact_of(reader *r, const cJSON *o, const char *name, factkind k)
 {
-	const cJSON *v = field(r, o, name);
-	if (!v)
-		return init;
 	for (size_t i = 0; i < sizeof fact_ranges / sizeof fact_ranges[0]; i++)
 		if (strcmp(name, fact_ranges[i].name) == 0)
 			k = fact_ranges[i].kind;
+	if (strcmp(name, "file") == 0)
+		k.lo = 0; /* every process was read from an input: reports name it */
 	return num_key(r, o, name, k.what, k.lo, k.hi, k.k);
 }
 
@@ -603,12 +599,11 @@ static void proc_read(reader *r, const cJSON *o, proc *p)
 	if (!is(r, o, cJSON_Object, "an object"))
 		return;
 #define X(type, name, init, merge, f) \
-	p->name = FACT_CAST_##type(r, fact_of(r, o, #name, (double)(init), FACT_KIND_##type(r)));
+	p->name = FACT_CAST_##type(r, fact_of(r, o, #name, FACT_KIND_##type(r)));
 	PROC_FACTS(X)
 #undef X
 	/* its rank is one of the communicator it names the size of */
-	if (field(r, o, "rank"))
-		p->rank = (int)num_key(r, o, "rank", "rank", -1, p->nranks - 1, N_INDEX);
+	p->rank = (int)num_key(r, o, "rank", "rank", -1, p->nranks - 1, N_INDEX);
 	p->boot = iface_key(r, o, "boot");
 	p->oob = iface_key(r, o, "oob");
 	const int nsock = (int)(sizeof p->socket / sizeof p->socket[0]), nlink = (int)(sizeof p->links / sizeof p->links[0]);
@@ -636,7 +631,7 @@ static void proc_read(reader *r, const cJSON *o, proc *p)
 						  COUNT_NUM(r, it, 2, "offset") };
 	}
 	out(r);
-#define X(name) ev_key(r, o, "ev_" #name, &p->ev_##name, false);
+#define X(name) ev_key(r, o, "ev_" #name, &p->ev_##name);
 	PROC_EVIDENCE(X)
 #undef X
 }
@@ -680,7 +675,7 @@ static void comm_read(reader *r, const cJSON *o)
 		out(r);
 	}
 	c->lines = to_u64(num_key(r, o, "lines", "count", 0, U64_END, N_INT));
-	ev_key(r, o, "ev", &c->ev, true);
+	ev_key(r, o, "ev", &c->ev);
 }
 
 static void wdog_read(reader *r, const cJSON *v)
@@ -929,15 +924,12 @@ int summary_read(model *m, const cJSON *doc, strbuf *err)
 	/* a process's communicator is known now */
 	in_key(r, "procs");
 	const cJSON *procs = field(r, doc, "procs");
-	EACH(r, procs, e, i) {
-		if (field(r, e, "comm"))
-			(void)num_key(r, e, "comm", "communicator index", -1, (double)m->ncomms - 1, N_INDEX);
-	}
+	EACH(r, procs, e, i) (void)num_key(r, e, "comm", "communicator index", -1, (double)m->ncomms - 1, N_INDEX);
 	out(r);
 	table_read(r, doc, "watchdog", MODEL_MAX_WATCHDOG, wdog_read);
 	table_read(r, doc, "env", MODEL_MAX_ENV, env_read);
-	ev_key(r, doc, "killed", &m->ev_killed, true);
-	ev_key(r, doc, "excerpt", &m->ev_excerpt, true);
+	ev_key(r, doc, "killed", &m->ev_killed);
+	ev_key(r, doc, "excerpt", &m->ev_excerpt);
 	table_read(r, doc, "table_hosts", INTERN_MAX_STRINGS, table_host);
 	table_read(r, doc, "system", SYSEV_MAX, sys_read);
 	table_read(r, doc, "nccl_tests", NTRUN_MAX, ntrun_read);
@@ -945,7 +937,7 @@ int summary_read(model *m, const cJSON *doc, strbuf *err)
 	const cJSON *dr = array_of(r, field(r, doc, "dropped"), CAP_COUNT);
 	EACH(r, dr, e, i) m->dropped[i] = to_u64(number(r, e, "count", 0, U64_END, N_INT));
 	out(r);
-	ev_key(r, doc, "dropped_at", &m->ev_cap, true);
+	ev_key(r, doc, "dropped_at", &m->ev_cap);
 	m->nloose = (int)num_key(r, doc, "nloose", "count", 0, INT32_MAX, N_INT);
 	m->nccl_records = to_u64(num_key(r, doc, "nccl_records", "count", 0, U64_END, N_INT));
 	m->matched = to_u64(num_key(r, doc, "matched", "count", 0, U64_END, N_INT));

@@ -109,7 +109,7 @@ CASES = [
     (xid, put("watchdog[0][2]", 4822.25), "watchdog[0][2]", "sequence number 4822.25 is not an integer"),
     # an index past its table
     (xid, put("procs[0].host", nstr + 60), "procs[0].host", f"string id {nstr + 60} outside [-1, {nstr})"),
-    (xid, put("procs[1].file", nin), "procs[1].file", f"input index {nin} outside [-1, {nin})"),
+    (xid, put("procs[1].file", nin), "procs[1].file", f"input index {nin} outside [0, {nin})"),
     (xid, put("procs[2].comm", 3), "procs[2].comm", "communicator index 3 outside [-1, 1)"),
     (xid, put("comms[0].rank_proc[0][1]", nprocs), "comms[0].rank_proc[0][1]",
      f"process index {nprocs} outside [0, {nprocs})"),
@@ -120,7 +120,10 @@ CASES = [
     (xid, put("nccl_tests[0][12][0]", nprocs + 7), "nccl_tests[0][12][0]",
      f"process index {nprocs + 7} outside [0, {nprocs})"),
     (xid, put("system[0][1]", nstr), "system[0][1]", f"string id {nstr} outside [-1, {nstr})"),
-    (xid, put(f"procs[{pi}].ev_init[0]", nin), f"procs[{pi}].ev_init[0]", f"input index {nin} outside [-1, {nin})"),
+    (xid, put(f"procs[{pi}].ev_init[0]", nin), f"procs[{pi}].ev_init[0]", f"input index {nin} outside [0, {nin})"),
+    # a process and a cited line are of an input: reports name it
+    (xid, put("procs[0].file", -1), "procs[0].file", f"input index -1 outside [0, {nin})"),
+    (xid, put(f"procs[{pi}].ev_init[0]", -1), f"procs[{pi}].ev_init[0]", f"input index -1 outside [0, {nin})"),
     (env, put("env[0][2]", 10 ** 6), "env[0][2]", f"process index 1000000 outside [0, {len(env['procs'])})"),
     # values outside what their kind allows
     (xid, put("procs[0].phase", 99), "procs[0].phase", "phase 99 outside [0, 7]"),
@@ -143,6 +146,9 @@ CASES = [
     (xid, drop("comms"), "comms", "missing, an array belongs here"),
     (xid, drop("strings"), "strings", "missing, an array belongs here"),
     (xid, drop("findings[0].ranks"), "findings[0].ranks", "missing, an array belongs here"),
+    (xid, drop("procs[1].file"), "procs[1].file", "missing, a number belongs here"),
+    (xid, drop("procs[1].ev_warn"), "procs[1].ev_warn", "missing, an array or null belongs here"),
+    (xid, drop("killed"), "killed", "missing, an array or null belongs here"),
     (xid, put("procs", {}), "procs", "an object where an array belongs"),
     (xid, put("watchdog[0]", xid["watchdog"][0][:5]), "watchdog[0]", "5 items where 9 belong"),
     (xid, put("procs[0].socket", [[0, 0]] * 17), "procs[0].socket", "17 items, more than 16"),
