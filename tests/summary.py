@@ -135,6 +135,7 @@ CASES = [
     (xid, put("inputs[0][1]", -1), "inputs[0][1]", "line count -1 outside [0, 18446744073709551616]"),
     (xid, put("dropped[2]", -4), "dropped[2]", "count -4 outside [0, 18446744073709551616]"),
     (xid, put("procs[3].first_time", RAW("1e999")), "procs[3].first_time", "time inf is not finite"),
+    (xid, put("findings[0].id", "framework-err\x1b[2Jor"), "findings[0].id", "not a finding id (1 to 64 of a-z 0-9 - . _)"),
     # a string where a number belongs, and the other way round
     (xid, put("procs[0].rank", "3"), "procs[0].rank", "a string where a number belongs"),
     (xid, put("comms[0].seen[0]", "0"), "comms[0].seen[0]", "a string where a number belongs"),
@@ -197,11 +198,23 @@ check("repeated string", rc == rc_good and out == out_good and not err, f"exit {
 rc, out, err = run("merge", str(tmp / "absent.json"), str(tmp / "bad0.json"))
 check("none readable", rc == 2 and not out and err.count("\n") == 2, f"exit {rc}, stderr {err!r}")
 
-# inputs that once crashed the fuzz target: an ordinary exit, one line when refused
-for f in sorted((ROOT / "tests" / "regress" / "fuzz_merge").glob("*")):
-    rc, out, err = run("merge", str(f))
-    check(f"regress {f.name}", rc in (0, 1) and not err or rc == 2 and err.count("\n") == 1,
-          f"exit {rc}, stderr {err[:400]!r}")
+# inputs that once crashed the fuzz target: an ordinary exit, one line when
+# refused, a terminal-safe report when taken
+
+
+def safe(out):
+    try:
+        text = out.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return not any((ord(c) < 0x20 and c not in "\n\t") or 0x7f <= ord(c) < 0xa0 or 0x202a <= ord(c) <= 0x202e
+                   or 0x2066 <= ord(c) <= 0x2069 for c in text)
+
+
+for f, fmt in ((f, fmt) for f in sorted((ROOT / "tests" / "regress" / "fuzz_merge").glob("*")) for fmt in ("text", "json")):
+    rc, out, err = run("merge", "--format", fmt, str(f))
+    check(f"regress {f.name} ({fmt})", (rc in (0, 1) and not err and safe(out)) or (rc == 2 and err.count("\n") == 1 and not out),
+          f"exit {rc}, stdout safe {safe(out)}, stderr {err[:400]!r}")
 
 print(f"summary: {passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
