@@ -12,7 +12,10 @@
 
 static cJSON *num(double v)
 {
-	return cJSON_CreateNumber(v);
+	/* JSON has no infinity (cJSON would write null), and cJSON writes 15
+	 * digits, which for the largest doubles read back as infinity: a sum
+	 * that overflowed is written as 1e308 */
+	return cJSON_CreateNumber(v != v ? 0 : v > 1e308 ? 1e308 : v < -1e308 ? -1e308 : v);
 }
 
 static cJSON *ev_json(const evref *e)

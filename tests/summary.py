@@ -194,6 +194,17 @@ dup.write_text(json.dumps(doc))
 rc, out, err = run("merge", "--format", "json", str(dup))
 check("repeated string", rc == rc_good and out == out_good and not err, f"exit {rc}, stderr {err!r}")
 
+# a sum a log made overflow (wrong elements of nccl-tests) is still a number
+head = (ROOT / "samples" / "dead-job-xid" / "nccl-tests-burnin.log").read_text().splitlines(keepends=True)
+cols = next(i for i, line in enumerate(head) if "#wrong" in line)
+row = "    {0}  {1}  float  sum  -1  94.5  177.48  332.78  1e308  94.3  177.84  333.45  1e308\n"
+huge = tmp / "huge-wrong.log"
+huge.write_text("".join(head[:cols + 1]) + row.format(16777216, 4194304) + row.format(33554432, 8388608))
+rc, out, err = run("analyze", "--summary", str(huge))
+(tmp / "huge.json").write_bytes(out)
+rc, out, err = run("merge", str(tmp / "huge.json"))
+check("overflowed sum", rc == 1 and b"nccl-tests-wrong-results" in out and not err, f"exit {rc}, stderr {err!r}")
+
 # no summary readable: exit 2, a line for each, no report
 rc, out, err = run("merge", str(tmp / "absent.json"), str(tmp / "bad0.json"))
 check("none readable", rc == 2 and not out and err.count("\n") == 2, f"exit {rc}, stderr {err!r}")
