@@ -2,20 +2,25 @@
 """Writes the seed corpora of the fuzz targets from samples/ and rules/.
 
 usage: seed.py OUTDIR   (makes OUTDIR/lines, OUTDIR/rules, OUTDIR/analyze, OUTDIR/pickle,
-                          OUTDIR/source, OUTDIR/redact, OUTDIR/system)
+                          OUTDIR/source, OUTDIR/redact, OUTDIR/system, OUTDIR/merge)
 
 Seeds are cut to a few KiB so that the fuzzers stay fast. The source
 target also starts from the files in fuzz/seeds/source (every gzip and zstd
 form, damaged ones included), kept in the tree because they need pzstd and
 zstd to make. The first bytes
 of a lines or analyze seed are the target's knobs (line limit, chunking,
-where the second file starts), as the targets read them.
+where the second file starts), as the targets read them. The merge seeds
+are job summaries that `ncclog analyze --summary` writes of pieces of the
+samples: the binary is $NCCLOG (the fuzz tests set it), else build*/ncclog.
 """
 import gzip
 import hashlib
 import json
+import os
 import pathlib
+import subprocess
 import sys
+import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MAX = 4096
@@ -79,6 +84,7 @@ def main():
         for c in head:
             write(out / "source", gzip.compress(c, mtime=0))
     system_seeds(out / "system", logs)
+    merge_seeds(out / "merge", logs)
 
 
 def system_seeds(d, files):
@@ -95,6 +101,48 @@ def system_seeds(d, files):
         for c in chunks(data):
             if any(w in c for w in words):
                 write(d, c)
+
+
+def ncclog_bin():
+    env = os.environ.get("NCCLOG")
+    if env and os.access(env, os.X_OK):
+        return env
+    for p in sorted(ROOT.glob("build*/ncclog")):
+        if os.access(p, os.X_OK):
+            return str(p)
+    return None
+
+
+def merge_seeds(d, files):
+    """Summaries of pieces of the samples (the head of a file, a head of
+    two ranks of one job), each within the fuzzers' input limit (8 KiB)."""
+    exe = ncclog_bin()
+    if not exe:
+        print("seed.py: no ncclog binary (set NCCLOG): no merge seeds", file=sys.stderr)
+        return
+    d.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+
+        def summary(pieces):
+            names = []
+            for k, (name, data) in enumerate(pieces):
+                p = tmp / str(k) / name
+                p.parent.mkdir(exist_ok=True)
+                p.write_bytes(data)
+                names.append(str(p))
+            r = subprocess.run([exe, "analyze", "--summary", *names], capture_output=True, timeout=60)
+            # names as a node would have them, not this run's temporary ones
+            out = r.stdout.replace(str(tmp).encode() + b"/", b"")
+            if r.returncode in (0, 1) and 0 < len(out) <= 2 * MAX:
+                write(d, out)
+
+        for i, p in enumerate(files):
+            summary([(p.name, chunks(p.read_bytes(), MAX // (2 + i % 3))[0] if p.stat().st_size else b"")])
+        for job in sorted(q for q in (ROOT / "samples").iterdir() if q.is_dir()):
+            two = sorted(f for f in job.iterdir() if f.is_file())[:2]
+            if len(two) == 2:
+                summary([(f.name, chunks(f.read_bytes(), MAX // 8)[0]) for f in two if f.stat().st_size])
 
 
 def pickle_seeds(d):

@@ -1,6 +1,10 @@
 #include "summary.h"
 #include "system.h"
+#include "../parser/ncclt.h"
 
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,7 +12,10 @@
 
 static cJSON *num(double v)
 {
-	return cJSON_CreateNumber(v);
+	/* JSON has no infinity (cJSON would write null), and cJSON writes 15
+	 * digits, which for the largest doubles read back as infinity: a sum
+	 * that overflowed is written as 1e308 */
+	return cJSON_CreateNumber(v != v ? 0 : v > 1e308 ? 1e308 : v < -1e308 ? -1e308 : v);
 }
 
 static cJSON *ev_json(const evref *e)
@@ -203,300 +210,761 @@ cJSON *summary_write(const model *m)
 	return doc;
 }
 
-/* ---- reading: every index is checked against what it points into ---- */
+/* ---- reading: every value is checked where it is read, by one helper ----
+ *
+ * A summary comes from another node, or from a file anyone could have
+ * edited: whatever it holds, every number is checked against what the
+ * model allows there (an integer, an index below its table's count, a rank
+ * below its communicator's nranks) before it is used, and the first fault
+ * refuses the whole summary with the field it is in. */
+
+#define RANKS_MAX (1 << 24)            /* the largest nranks model.c takes from a log */
+#define LONG_LIM 1e18                  /* longs the parser reads: at most 18 digits */
+#define U64_END 18446744073709551616.0 /* 2^64: where a uint64_t written as a double may round to */
+#define EXACT 9007199254740992.0       /* 2^53: every double at least this big is an integer */
+#define PATH_DEPTH 6
+
+/* How a number is checked and its range written: an integer in [lo, hi];
+ * an index, [lo, hi + 1) (below a count); any finite real. */
+enum numkind { N_INT, N_INDEX, N_REAL };
+
+typedef struct frame {
+	const char *key; /* a field's name, or NULL for an item of an array */
+	size_t idx;
+} frame;
 
 typedef struct reader {
 	model *m;
 	strbuf *err;
-	bool bad;
+	bool bad;            /* err holds the first fault; everything after is skipped */
+	int *sid;            /* the summary's string ids, as m interns them */
+	size_t nsid;
+	frame path[PATH_DEPTH]; /* where the value being read is: comms[3].seen[2] */
+	int depth;
+	const cJSON *near_obj, *near; /* the field found last, and its object */
 } reader;
 
-static double at(reader *r, const cJSON *a, int i)
+/* The field key of object o, or NULL. The writer writes the fields of an
+ * object in the order they are read: the search starts after the last one
+ * found, so that reading a process is not quadratic in its facts. */
+static const cJSON *field(reader *r, const cJSON *o, const char *key)
 {
-	const cJSON *e = cJSON_GetArrayItem(a, i);
-	if (!cJSON_IsNumber(e)) {
-		r->bad = true;
-		return 0;
-	}
-	return e->valuedouble;
+	if (!cJSON_IsObject(o))
+		return NULL;
+	const cJSON *start = r->near_obj == o && r->near ? r->near->next : NULL, *e;
+	for (e = start; e; e = e->next)
+		if (e->string && strcmp(e->string, key) == 0)
+			goto found;
+	for (e = o->child; e && e != start; e = e->next)
+		if (e->string && strcmp(e->string, key) == 0)
+			goto found;
+	return NULL;
+found:
+	r->near_obj = o;
+	r->near = e;
+	return e;
 }
 
-static int str_id(reader *r, double v)
+static void in_key(reader *r, const char *key)
 {
-	if (v < -1 || v >= (double)r->m->str.n) {
-		r->bad = true;
-		return -1;
-	}
-	return (int)v;
+	if (r->depth < PATH_DEPTH)
+		r->path[r->depth] = (frame){ key, 0 };
+	r->depth++;
 }
 
-static int file_id(reader *r, double v)
+/* Sets the index of the item being read (the path's last frame). */
+static bool at_item(reader *r, size_t i)
 {
-	if (v < -1 || v >= (double)r->m->nin) {
-		r->bad = true;
-		return -1;
-	}
-	return (int)v;
+	if (r->depth <= PATH_DEPTH)
+		r->path[r->depth - 1].idx = i;
+	return true;
 }
 
-static void ev_read(reader *r, const cJSON *a, evref *e)
+static void in_item(reader *r, size_t i)
+{
+	in_key(r, NULL);
+	at_item(r, i);
+}
+
+static void out(reader *r)
+{
+	r->depth--;
+}
+
+/* Records the first fault: "summary field PATH: why". */
+static void fault(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fault(reader *r, const char *fmt, ...)
+{
+	if (r->bad)
+		return;
+	r->bad = true;
+	sb_adds(r->err, "summary field ");
+	for (int i = 0; i < r->depth && i < PATH_DEPTH; i++) {
+		if (r->path[i].key)
+			sb_printf(r->err, "%s%s", i ? "." : "", r->path[i].key);
+		else
+			sb_printf(r->err, "[%zu]", r->path[i].idx);
+	}
+	char why[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	sb_printf(r->err, ": %s", why);
+}
+
+static bool is_finite(double v)
+{
+	return v == v && v - v == 0;
+}
+
+static bool integral(double v)
+{
+	if (v <= -EXACT || v >= EXACT)
+		return is_finite(v);
+	return v == (double)(int64_t)v;
+}
+
+/* A number as a message shows it: integers in full, others short. */
+static const char *num_text(char *b, size_t n, double v)
+{
+	if (!is_finite(v))
+		snprintf(b, n, "%s", v != v ? "nan" : v < 0 ? "-inf" : "inf");
+	else if (integral(v) && v > -1e21 && v < 1e21)
+		snprintf(b, n, "%.0f", v);
+	else
+		snprintf(b, n, "%.15g", v);
+	return b;
+}
+
+static const char *json_kind(const cJSON *v)
+{
+	if (cJSON_IsNumber(v))
+		return "a number";
+	if (cJSON_IsString(v))
+		return "a string";
+	if (cJSON_IsArray(v))
+		return "an array";
+	if (cJSON_IsObject(v))
+		return "an object";
+	if (cJSON_IsBool(v))
+		return "a boolean";
+	return cJSON_IsNull(v) ? "null" : "a raw value";
+}
+
+/* True when v is there and of a type of want (cJSON type flags); a
+ * fault naming what belongs there otherwise. */
+static bool is(reader *r, const cJSON *v, int want, const char *name)
+{
+	if (r->bad)
+		return false;
+	if (!v) {
+		fault(r, "missing, %s belongs here", name);
+		return false;
+	}
+	if (!(v->type & want & 0xff)) {
+		fault(r, "%s where %s belongs", json_kind(v), name);
+		return false;
+	}
+	return true;
+}
+
+/* The one check of a number: v is a number, an integer unless k is N_REAL,
+ * and within [lo, hi] (finite, for a real). Returns it, or lo after a
+ * fault, so that what the caller converts is always in range. */
+static double number(reader *r, const cJSON *v, const char *what, double lo, double hi, enum numkind k)
+{
+	if (!is(r, v, cJSON_Number, "a number"))
+		return lo;
+	double x = v->valuedouble;
+	char a[40], b[40], c[40];
+	if (k == N_REAL) {
+		if (is_finite(x))
+			return x;
+		fault(r, "%s %s is not finite", what, num_text(a, sizeof a, x));
+		return lo;
+	}
+	if (!integral(x)) {
+		fault(r, "%s %s is not an integer", what, num_text(a, sizeof a, x));
+		return lo;
+	}
+	if (x >= lo && x <= hi)
+		return x;
+	if (k == N_INDEX)
+		fault(r, "%s %s outside [%s, %s)", what, num_text(a, sizeof a, x), num_text(b, sizeof b, lo),
+		      num_text(c, sizeof c, hi + 1));
+	else
+		fault(r, "%s %s outside [%s, %s]", what, num_text(a, sizeof a, x), num_text(b, sizeof b, lo),
+		      num_text(c, sizeof c, hi));
+	return lo;
+}
+
+static double num_key(reader *r, const cJSON *o, const char *key, const char *what, double lo, double hi,
+		      enum numkind k)
+{
+	in_key(r, key);
+	double x = number(r, field(r, o, key), what, lo, hi, k);
+	out(r);
+	return x;
+}
+
+static double num_item(reader *r, const cJSON *const *it, size_t i, const char *what, double lo, double hi,
+		       enum numkind k)
+{
+	in_item(r, i);
+	double x = number(r, it[i], what, lo, hi, k);
+	out(r);
+	return x;
+}
+
+/* Conversions of numbers number() checked. */
+static uint64_t to_u64(double v)
+{
+	return v >= U64_END ? UINT64_MAX : (uint64_t)v;
+}
+
+/* What the model's string id is of a checked summary string id (-1 stays). */
+static int to_str(const reader *r, double v)
+{
+	return v >= 0 && v < (double)r->nsid ? r->sid[(size_t)v] : -1;
+}
+
+/* The number kinds a summary holds, with their ranges. */
+#define COUNT_NUM(r, v, i, what) to_u64(num_item(r, v, i, what, 0, U64_END, N_INT))
+#define LONG_NUM(r, v, i, what) (long)num_item(r, v, i, what, -LONG_LIM, LONG_LIM, N_INT)
+#define STR_NUM(r, v, i) to_str(r, num_item(r, v, i, "string id", -1, (double)(r)->nsid - 1, N_INDEX))
+#define FILE_NUM(r, v, i) (int)num_item(r, v, i, "input index", -1, (double)(r)->m->nin - 1, N_INDEX)
+#define PROC_NUM(r, v, i, lo) (int)num_item(r, v, i, "process index", lo, (double)(r)->m->nprocs - 1, N_INDEX)
+#define REAL_NUM(r, v, i, what) num_item(r, v, i, what, 0, 0, N_REAL)
+
+static const char *str_of(reader *r, const cJSON *v)
+{
+	return is(r, v, cJSON_String, "a string") ? v->valuestring : "";
+}
+
+static const char *str_key(reader *r, const cJSON *o, const char *key)
+{
+	in_key(r, key);
+	const char *s = str_of(r, field(r, o, key));
+	out(r);
+	return s;
+}
+
+/* The array v, of at most max items; NULL after a fault. */
+static const cJSON *array_of(reader *r, const cJSON *v, size_t max)
+{
+	if (!is(r, v, cJSON_Array, "an array"))
+		return NULL;
+	size_t n = 0;
+	for (const cJSON *e = v->child; e; e = e->next)
+		n++;
+	if (n > max) {
+		fault(r, "%zu items, more than %zu", n, max);
+		return NULL;
+	}
+	return v;
+}
+
+/* The n items of the fixed-size array v in it[]; false after a fault. */
+static bool tuple(reader *r, const cJSON *v, size_t n, const cJSON **it)
+{
+	if (!is(r, v, cJSON_Array, "an array"))
+		return false;
+	size_t k = 0;
+	for (const cJSON *e = v->child; e; e = e->next, k++)
+		if (k < n)
+			it[k] = e;
+	if (k != n) {
+		fault(r, "%zu items where %zu belong", k, n);
+		return false;
+	}
+	return true;
+}
+
+/* Walks the items of array a (NULL: none) with the path at each, until a
+ * fault. */
+#define EACH(r, a, e, i)                                                                       \
+	for (size_t i = 0, i##_in = (in_item(r, 0), 1); i##_in; i##_in = 0, out(r))            \
+		for (const cJSON *e = (a) ? (a)->child : NULL; e && !(r)->bad && at_item(r, i); \
+		     e = e->next, i++)
+
+/* A line cited as evidence: null (none), or [file, line, offset, text]
+ * of a line of an input (reports name its file). */
+static void ev_of(reader *r, const cJSON *v, evref *e)
 {
 	*e = (evref){ 0 };
-	if (cJSON_IsNull(a) || !a)
+	if (cJSON_IsNull(v))
 		return;
-	const cJSON *t = cJSON_GetArrayItem(a, 3);
-	if (!cJSON_IsString(t)) {
-		r->bad = true;
+	const cJSON *it[4];
+	if (!tuple(r, v, 4, it))
 		return;
-	}
-	e->file = file_id(r, at(r, a, 0));
-	e->line = (uint64_t)at(r, a, 1);
-	e->off = (uint64_t)at(r, a, 2);
-	e->text = xstrdup(t->valuestring);
+	int file = (int)num_item(r, it, 0, "input index", 0, (double)r->m->nin - 1, N_INDEX);
+	uint64_t line = COUNT_NUM(r, it, 1, "line number"), off = COUNT_NUM(r, it, 2, "offset");
+	in_item(r, 3);
+	const char *text = str_of(r, it[3]);
+	out(r);
+	if (!r->bad)
+		*e = (evref){ file, line, off, xstrdup(text) };
 }
 
-static iface iface_read(reader *r, const cJSON *a)
+static void ev_key(reader *r, const cJSON *o, const char *key, evref *e)
 {
-	return (iface){ str_id(r, at(r, a, 0)), str_id(r, at(r, a, 1)) };
-}
-
-/* A fact read back, checked against what its kind allows. */
-static double fact_num(reader *r, const cJSON *o, const char *name, double init)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+	const cJSON *v = field(r, o, key);
+	in_key(r, key);
 	if (!v)
-		return init;
-	if (!cJSON_IsNumber(v)) {
-		r->bad = true;
-		return init;
-	}
-	return v->valuedouble;
+		fault(r, "missing, an array or null belongs here");
+	else
+		ev_of(r, v, e);
+	out(r);
 }
 
-#define FACT_READ_INT(r, v) (int)(v)
-#define FACT_READ_LONG(r, v) (long)(v)
-#define FACT_READ_UINT(r, v) (unsigned)(v)
-#define FACT_READ_U64(r, v) (uint64_t)(v)
-#define FACT_READ_DOUBLE(r, v) (v)
-#define FACT_READ_BOOL(r, v) ((v) != 0)
-#define FACT_READ_STR(r, v) str_id(r, v)
-#define FACT_READ_FILE(r, v) file_id(r, v)
-#define FACT_READ_COMM(r, v) (int)(v) /* checked once the communicators are read */
-#define FACT_READ_LINE(r, v) (uint64_t)(v)
-#define FACT_READ_PHASE(r, v) ((v) >= PH_NONE && (v) <= PH_RUNNING ? (enum phase)(v) : PH_NONE)
+static void ev_item(reader *r, const cJSON *const *it, size_t i, evref *e)
+{
+	in_item(r, i);
+	ev_of(r, it[i], e);
+	out(r);
+}
+
+static iface iface_of(reader *r, const cJSON *v)
+{
+	const cJSON *it[2];
+	if (!tuple(r, v, 2, it))
+		return (iface){ -1, -1 };
+	return (iface){ STR_NUM(r, it, 0), STR_NUM(r, it, 1) };
+}
+
+static iface iface_key(reader *r, const cJSON *o, const char *key)
+{
+	in_key(r, key);
+	iface f = iface_of(r, field(r, o, key));
+	out(r);
+	return f;
+}
+
+/* ---- processes: the facts of facts.h by name ---- */
+
+/* The range of a fact of each type of facts.h (and the word for it). */
+typedef struct factkind {
+	const char *what;
+	double lo, hi;
+	enum numkind k;
+} factkind;
+
+#define FACT_KIND_INT(r) (factkind){ "number", INT32_MIN, INT32_MAX, N_INT }
+#define FACT_KIND_LONG(r) (factkind){ "number", -LONG_LIM, LONG_LIM, N_INT }
+#define FACT_KIND_UINT(r) (factkind){ "bit set", 0, UINT32_MAX, N_INT }
+#define FACT_KIND_U64(r) (factkind){ "count", 0, U64_END, N_INT }
+#define FACT_KIND_DOUBLE(r) (factkind){ "time", 0, 0, N_REAL }
+#define FACT_KIND_BOOL(r) (factkind){ "flag", 0, 1, N_INT }
+#define FACT_KIND_STR(r) (factkind){ "string id", -1, (double)(r)->nsid - 1, N_INDEX }
+#define FACT_KIND_FILE(r) (factkind){ "input index", -1, (double)(r)->m->nin - 1, N_INDEX }
+/* checked again once the communicators are read */
+#define FACT_KIND_COMM(r) (factkind){ "communicator index", -1, MODEL_MAX_COMMS - 1, N_INDEX }
+#define FACT_KIND_LINE(r) (factkind){ "line number", 0, U64_END, N_INT }
+#define FACT_KIND_PHASE(r) (factkind){ "phase", PH_NONE, PH_RUNNING, N_INT }
+
+#define FACT_CAST_INT(r, v) (int)(v)
+#define FACT_CAST_LONG(r, v) (long)(v)
+#define FACT_CAST_UINT(r, v) (unsigned)(v)
+#define FACT_CAST_U64(r, v) to_u64(v)
+#define FACT_CAST_DOUBLE(r, v) (v)
+#define FACT_CAST_BOOL(r, v) ((v) != 0)
+#define FACT_CAST_STR(r, v) to_str(r, v)
+#define FACT_CAST_FILE(r, v) (int)(v)
+#define FACT_CAST_COMM(r, v) (int)(v)
+#define FACT_CAST_LINE(r, v) to_u64(v)
+#define FACT_CAST_PHASE(r, v) (enum phase)(v)
+
+/* Facts whose range is narrower than their type's. Every fact is
+ * required: a summary of another build is of another format. */
+static const struct {
+	const char *name;
+	factkind kind;
+} fact_ranges[] = {
+	{ "pid", { "pid", -1, LONG_LIM, N_INT } },
+	{ "nranks", { "nranks", 0, RANKS_MAX, N_INT } },
+};
+
+/* A fact read back, in the range of its type or its own. */
+static double fact_of(reader *r, const cJSON *o, const char *name, factkind k)
+{
+	for (size_t i = 0; i < sizeof fact_ranges / sizeof fact_ranges[0]; i++)
+		if (strcmp(name, fact_ranges[i].name) == 0)
+			k = fact_ranges[i].kind;
+	if (strcmp(name, "file") == 0)
+		k.lo = 0; /* every process was read from an input: reports name it */
+	return num_key(r, o, name, k.what, k.lo, k.hi, k.k);
+}
 
 static void proc_read(reader *r, const cJSON *o, proc *p)
 {
 	model_proc_init(p);
-	if (!cJSON_IsObject(o)) {
-		r->bad = true;
+	if (!is(r, o, cJSON_Object, "an object"))
 		return;
-	}
-#define X(type, name, init, merge, f) p->name = FACT_READ_##type(r, fact_num(r, o, #name, (double)(init)));
+#define X(type, name, init, merge, f) \
+	p->name = FACT_CAST_##type(r, fact_of(r, o, #name, FACT_KIND_##type(r)));
 	PROC_FACTS(X)
 #undef X
-	p->boot = iface_read(r, cJSON_GetObjectItem(o, "boot"));
-	p->oob = iface_read(r, cJSON_GetObjectItem(o, "oob"));
-	const cJSON *e;
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(o, "socket")) if (p->nsocket < 16) p->socket[p->nsocket++] = iface_read(r, e);
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(o, "links")) if (p->nlinks < 16) p->links[p->nlinks++] =
-		(struct peerlink){ (int)at(r, e, 0), (int)at(r, e, 1), (unsigned)at(r, e, 2) };
-	p->nrecent = (unsigned)fact_num(r, o, "nrecent", 0);
-	int i = 0;
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(o, "recent")) if (i < PROC_RECENT) p->recent[i++] =
-		(lineref){ file_id(r, at(r, e, 0)), (uint64_t)at(r, e, 1), (uint64_t)at(r, e, 2) };
-#define X(name) ev_read(r, cJSON_GetObjectItem(o, "ev_" #name), &p->ev_##name);
+	/* its rank is one of the communicator it names the size of */
+	p->rank = (int)num_key(r, o, "rank", "rank", -1, p->nranks - 1, N_INDEX);
+	p->boot = iface_key(r, o, "boot");
+	p->oob = iface_key(r, o, "oob");
+	const int nsock = (int)(sizeof p->socket / sizeof p->socket[0]), nlink = (int)(sizeof p->links / sizeof p->links[0]);
+	in_key(r, "socket");
+	const cJSON *a = array_of(r, field(r, o, "socket"), (size_t)nsock);
+	EACH(r, a, e, i) p->socket[p->nsocket++] = iface_of(r, e);
+	out(r);
+	in_key(r, "links");
+	a = array_of(r, field(r, o, "links"), (size_t)nlink);
+	EACH(r, a, e, i) {
+		const cJSON *it[3];
+		if (tuple(r, e, 3, it))
+			p->links[p->nlinks++] = (struct peerlink){ (int)num_item(r, it, 0, "rank", INT32_MIN, INT32_MAX, N_INT),
+								   (int)num_item(r, it, 1, "rank", INT32_MIN, INT32_MAX, N_INT),
+								   (unsigned)num_item(r, it, 2, "bit set", 0, UINT32_MAX, N_INT) };
+	}
+	out(r);
+	p->nrecent = (unsigned)num_key(r, o, "nrecent", "count", 0, UINT32_MAX, N_INT);
+	in_key(r, "recent");
+	a = array_of(r, field(r, o, "recent"), PROC_RECENT);
+	EACH(r, a, e, i) {
+		const cJSON *it[3];
+		if (tuple(r, e, 3, it))
+			p->recent[i] = (lineref){ FILE_NUM(r, it, 0), COUNT_NUM(r, it, 1, "line number"),
+						  COUNT_NUM(r, it, 2, "offset") };
+	}
+	out(r);
+#define X(name) ev_key(r, o, "ev_" #name, &p->ev_##name);
 	PROC_EVIDENCE(X)
 #undef X
 }
 
-static const char *jstr(reader *r, const cJSON *o, const char *k)
+/* ---- the tables after the processes ---- */
+
+static void comm_read(reader *r, const cJSON *o)
 {
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-	if (!cJSON_IsString(v)) {
-		r->bad = true;
-		return "";
+	model *m = r->m;
+	if (!is(r, o, cJSON_Object, "an object"))
+		return;
+	int key = to_str(r, num_key(r, o, "key", "string id", 0, (double)r->nsid - 1, N_INDEX));
+	int nranks = (int)num_key(r, o, "nranks", "nranks", 1, RANKS_MAX, N_INT);
+	if (r->bad)
+		return;
+	if (model_comm_find(m, key)) {
+		in_key(r, "key");
+		fault(r, "a second communicator with this key");
+		out(r);
+		return;
 	}
-	return v->valuestring;
+	comm *c = model_comm_get(m, key, nranks); /* not NULL: the array holds at most MODEL_MAX_COMMS */
+	const char *lists[] = { "seen", "done", "rank_proc" };
+	for (unsigned l = 0; l < 3; l++) {
+		in_key(r, lists[l]);
+		const cJSON *a = array_of(r, field(r, o, lists[l]), MODEL_MAX_COMM_RANKS);
+		EACH(r, a, e, i) {
+			int rank, pi = -1;
+			if (l < 2) {
+				rank = (int)number(r, e, "rank", 0, c->nranks - 1, N_INDEX);
+			} else {
+				const cJSON *it[2];
+				if (!tuple(r, e, 2, it))
+					continue;
+				rank = (int)num_item(r, it, 0, "rank", 0, c->nranks - 1, N_INDEX);
+				pi = PROC_NUM(r, it, 1, 0);
+			}
+			if (!r->bad && !model_comm_mark(m, c, rank, l == 0 ? CR_SEEN : l == 1 ? CR_DONE : 0, pi))
+				fault(r, "more ranks than the model holds (%d over all communicators)", MODEL_MAX_COMM_RANKS);
+		}
+		out(r);
+	}
+	c->lines = to_u64(num_key(r, o, "lines", "count", 0, U64_END, N_INT));
+	ev_key(r, o, "ev", &c->ev);
+}
+
+static void wdog_read(reader *r, const cJSON *v)
+{
+	model *m = r->m;
+	const cJSON *it[9];
+	if (!tuple(r, v, 9, it))
+		return;
+	wdog w = { PROC_NUM(r, it, 0, 0), (int)num_item(r, it, 1, "rank", INT32_MIN, INT32_MAX, N_INT),
+		   LONG_NUM(r, it, 2, "sequence number"), LONG_NUM(r, it, 3, "sequence number"),
+		   LONG_NUM(r, it, 4, "sequence number"), STR_NUM(r, it, 5), LONG_NUM(r, it, 6, "timeout"), { 0 },
+		   COUNT_NUM(r, it, 8, "count") };
+	if (r->bad)
+		return;
+	if (model_wdog_find(m, w.proc, w.pgrank)) {
+		fault(r, "a second report of this process and rank");
+		return;
+	}
+	grow(&m->wd, &m->wdcap, m->nwd, sizeof *m->wd);
+	m->wd[m->nwd] = w;
+	ev_item(r, it, 7, &m->wd[m->nwd].ev);
+	model_wdog_indexed(m, (int)m->nwd++);
+}
+
+static void env_read(reader *r, const cJSON *v)
+{
+	model *m = r->m;
+	const cJSON *it[5];
+	if (!tuple(r, v, 5, it))
+		return;
+	envset s = { to_str(r, num_item(r, it, 0, "string id", 0, (double)r->nsid - 1, N_INDEX)), STR_NUM(r, it, 1),
+		     PROC_NUM(r, it, 2, 0), { 0 }, COUNT_NUM(r, it, 4, "count") };
+	if (r->bad)
+		return;
+	if (model_env_find(m, s.proc, s.var)) {
+		fault(r, "a second setting of this variable for this process");
+		return;
+	}
+	grow(&m->env, &m->envcap, m->nenv, sizeof *m->env);
+	m->env[m->nenv] = s;
+	ev_item(r, it, 3, &m->env[m->nenv].ev);
+	model_env_indexed(m, (int)m->nenv++);
+}
+
+static void sys_read(reader *r, const cJSON *v)
+{
+	model *m = r->m;
+	const cJSON *it[11];
+	if (!tuple(r, v, 11, it))
+		return;
+	sysev e = { .kind = (enum sysev_kind)num_item(r, it, 0, "event kind", SE_XID, SE_RAS_STUCK, N_INT),
+		    .host = STR_NUM(r, it, 1),
+		    .pid = LONG_NUM(r, it, 2, "pid"),
+		    .rank = LONG_NUM(r, it, 3, "rank"),
+		    .code = LONG_NUM(r, it, 4, "code"),
+		    .a = STR_NUM(r, it, 5),
+		    .b = STR_NUM(r, it, 6),
+		    .proc = PROC_NUM(r, it, 7, -1),
+		    .time = REAL_NUM(r, it, 8, "time"),
+		    .count = to_u64(num_item(r, it, 9, "count", 1, U64_END, N_INT)) };
+	if (r->bad)
+		return;
+	grow(&m->sys, &m->syscap, m->nsys, sizeof *m->sys);
+	m->sys[m->nsys] = e;
+	ev_item(r, it, 10, &m->sys[m->nsys++].ev);
+}
+
+static void ntrun_read(reader *r, const cJSON *v)
+{
+	model *m = r->m;
+	const cJSON *it[18];
+	if (!tuple(r, v, 18, it))
+		return;
+	ntrun t = { .file = FILE_NUM(r, it, 0),
+		    .program = STR_NUM(r, it, 1),
+		    .col = (int)num_item(r, it, 2, "column kind", NCCLT_COL_NONE, NCCLT_COL_ERROR, N_INT),
+		    .rows = (long)num_item(r, it, 3, "count", 0, LONG_LIM, N_INT),
+		    .wrong_rows = (long)num_item(r, it, 4, "count", 0, LONG_LIM, N_INT),
+		    .wrong = REAL_NUM(r, it, 5, "count"),
+		    .wrong_lo = COUNT_NUM(r, it, 6, "size"),
+		    .wrong_hi = COUNT_NUM(r, it, 7, "size"),
+		    .oob = LONG_NUM(r, it, 8, "count"),
+		    .avg_bw = REAL_NUM(r, it, 9, "bandwidth"),
+		    .max_size = COUNT_NUM(r, it, 10, "size"),
+		    .max_busbw = REAL_NUM(r, it, 11, "bandwidth") };
+	if (r->bad)
+		return;
+	grow(&m->nt, &m->ntcap, m->nnt, sizeof *m->nt);
+	ntrun *d = &m->nt[m->nnt++];
+	*d = t;
+	in_item(r, 12);
+	const cJSON *a = array_of(r, it[12], MODEL_MAX_PROCS);
+	EACH(r, a, e, i) {
+		int pi = (int)number(r, e, "process index", 0, (double)m->nprocs - 1, N_INDEX);
+		if (!r->bad)
+			intset_add(&d->procs, pi);
+	}
+	out(r);
+	evref *ev[] = { &d->ev_head, &d->ev_wrong, &d->ev_oob, &d->ev_bw, &d->ev_max };
+	for (size_t k = 0; k < sizeof ev / sizeof ev[0]; k++)
+		ev_item(r, it, 13 + k, ev[k]);
+}
+
+/* ---- findings ---- */
+
+/* A finding id as rule files may name one: 1 to 64 of a-z 0-9 - . _
+ * (reports print ids as they are). */
+static bool id_ok(const char *id)
+{
+	size_t n = strlen(id);
+	if (n == 0 || n > 64)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((id[i] >= 'a' && id[i] <= 'z') || (id[i] >= '0' && id[i] <= '9') || id[i] == '-' || id[i] == '.' ||
+		      id[i] == '_'))
+			return false;
+	return true;
+}
+
+enum keyset { KS_PROCS, KS_RANKS, KS_PEERS, KS_PIDS };
+
+static void finding_keys(reader *r, const cJSON *o, finding *f, enum keyset ks)
+{
+	static const char *const names[] = { "procs", "ranks", "peers", "pids" };
+	model *m = r->m;
+	in_key(r, names[ks]);
+	/* its processes are no names of the caps of findings_add_key */
+	const cJSON *a = array_of(r, field(r, o, names[ks]),
+				  ks == KS_PROCS ? MODEL_MAX_PROCS : FINDING_MAX_KEYS);
+	EACH(r, a, e, i) {
+		double x = ks == KS_PROCS ? number(r, e, "process index", 0, (double)m->nprocs - 1, N_INDEX)
+			 : ks == KS_RANKS ? number(r, e, "rank", 0, RANKS_MAX - 1, N_INDEX)
+			 : ks == KS_PEERS ? number(r, e, "string id", 0, (double)r->nsid - 1, N_INDEX)
+					  : number(r, e, "pid", 0, INT32_MAX, N_INT);
+		if (r->bad)
+			break;
+		if (ks == KS_PROCS)
+			intset_add(&f->procs, (int)x);
+		else if (!findings_add_key(&m->fs, f, ks == KS_RANKS ? &f->ranks : ks == KS_PEERS ? &f->peers : &f->pids,
+					   ks == KS_PEERS ? to_str(r, x) : (int)x))
+			fault(r, "more ranks, pids and peers than the model holds (%u over all findings)", FINDINGS_MAX_KEYS);
+	}
+	out(r);
+}
+
+static void finding_read(reader *r, const cJSON *o)
+{
+	model *m = r->m;
+	if (!is(r, o, cJSON_Object, "an object"))
+		return;
+	const char *id = str_key(r, o, "id");
+	if (!r->bad && !id_ok(id)) {
+		in_key(r, "id");
+		fault(r, "not a finding id (1 to 64 of a-z 0-9 - . _)");
+		out(r);
+	}
+	const char *title = str_key(r, o, "title"), *key = str_key(r, o, "key"),
+		   *msg = str_key(r, o, "message"), *hint = NULL;
+	int sev = (int)num_key(r, o, "severity", "severity", SEV_INFO, SEV_ERROR, N_INT);
+	if (field(r, o, "hint"))
+		hint = str_key(r, o, "hint");
+	if (r->bad)
+		return;
+	finding *f = findings_add(&m->fs, m->cat,
+				  &(findspec){ .id = id, .key = key, .title = title, .severity = sev, .message = msg, .hint = hint },
+				  NULL);
+	for (enum keyset ks = KS_PROCS; ks <= KS_PIDS; ks++)
+		finding_keys(r, o, f, ks);
+	in_key(r, "ev");
+	const cJSON *a = array_of(r, field(r, o, "ev"), FINDING_MAX_EVIDENCE);
+	EACH(r, a, e, i) {
+		const cJSON *it[4];
+		if (!tuple(r, e, 4, it))
+			continue;
+		int file = FILE_NUM(r, it, 0);
+		uint64_t line = COUNT_NUM(r, it, 1, "line number");
+		int pi = PROC_NUM(r, it, 2, -1);
+		in_item(r, 3);
+		const char *text = str_of(r, it[3]);
+		out(r);
+		if (!r->bad)
+			findings_add_evidence(f, file, line, pi, slice_from(text));
+	}
+	out(r);
+	f->count = to_u64(num_key(r, o, "count", "count", 0, U64_END, N_INT));
+	(void)num_key(r, o, "seq", "count", 0, U64_END, N_INT); /* arrival is the order of the array */
+	f->time = num_key(r, o, "time", "time", 0, 0, N_REAL);
+	in_key(r, "scoped");
+	const cJSON *sc = field(r, o, "scoped");
+	f->scoped = is(r, sc, cJSON_True | cJSON_False, "a boolean") && cJSON_IsTrue(sc);
+	out(r);
+}
+
+/* ---- the whole summary ---- */
+
+/* The array of the document's field key, each item read by fn. */
+static void table_read(reader *r, const cJSON *doc, const char *key, size_t max,
+		       void (*fn)(reader *, const cJSON *))
+{
+	in_key(r, key);
+	const cJSON *a = array_of(r, field(r, doc, key), max);
+	EACH(r, a, e, i) fn(r, e);
+	out(r);
+}
+
+static void string_read(reader *r, const cJSON *v)
+{
+	const char *s = str_of(r, v);
+	if (r->bad)
+		return;
+	/* equal strings are one id: the writer cuts a name at a NUL byte */
+	int id = intern_get(&r->m->str, slice_from(s));
+	if (id < 0)
+		fault(r, "more names than the model holds (%u in %u MiB)", INTERN_MAX_STRINGS, INTERN_MAX_BYTES >> 20);
+	r->sid[r->nsid++] = id;
+}
+
+static void input_read(reader *r, const cJSON *v)
+{
+	const cJSON *it[4];
+	if (!tuple(r, v, 4, it))
+		return;
+	in_item(r, 0);
+	const char *name = str_of(r, it[0]);
+	out(r);
+	uint64_t lines = COUNT_NUM(r, it, 1, "line count"), bytes = COUNT_NUM(r, it, 2, "byte count");
+	int frank = (int)num_item(r, it, 3, "rank", INT32_MIN, INT32_MAX, N_INT);
+	if (r->bad)
+		return;
+	int f = model_add_input(r->m, name);
+	r->m->in[f].lines = lines;
+	r->m->in[f].bytes = bytes;
+	r->m->in[f].frank = frank;
+}
+
+static void proc_item(reader *r, const cJSON *v)
+{
+	model *m = r->m;
+	grow(&m->procs, &m->proccap, m->nprocs, sizeof *m->procs);
+	proc_read(r, v, &m->procs[m->nprocs++]);
+}
+
+static void table_host(reader *r, const cJSON *v)
+{
+	int h = to_str(r, number(r, v, "string id", -1, (double)r->nsid - 1, N_INDEX));
+	if (!r->bad)
+		intset_add(&r->m->table_hosts, h);
 }
 
 int summary_read(model *m, const cJSON *doc, strbuf *err)
 {
-	reader rd = { m, err, false }, *r = &rd;
-	const cJSON *fmt = cJSON_GetObjectItem(doc, "ncclog_summary");
-	if (!cJSON_IsNumber(fmt) || fmt->valueint != SUMMARY_FORMAT) {
+	reader rd = { .m = m, .err = err }, *r = &rd;
+	const cJSON *fmt = cJSON_IsObject(doc) ? field(r, doc, "ncclog_summary") : NULL;
+	if (!cJSON_IsNumber(fmt) || fmt->valuedouble != SUMMARY_FORMAT) {
 		sb_adds(err, "not an ncclog summary (made by `ncclog analyze --summary`)");
 		return -1;
 	}
-	const cJSON *e;
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "strings")) {
-		if (!cJSON_IsString(e) || intern_get(&m->str, slice_from(e->valuestring)) != (int)m->str.n - 1)
-			r->bad = true;
-	}
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "inputs")) {
-		const cJSON *name = cJSON_GetArrayItem(e, 0);
-		if (!cJSON_IsString(name)) {
-			r->bad = true;
-			continue;
-		}
-		int f = model_add_input(m, name->valuestring);
-		m->in[f].lines = (uint64_t)at(r, e, 1);
-		m->in[f].bytes = (uint64_t)at(r, e, 2);
-		m->in[f].frank = (int)at(r, e, 3);
-	}
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "procs")) {
-		if (m->nprocs >= MODEL_MAX_PROCS) {
-			r->bad = true;
-			break;
-		}
-		grow(&m->procs, &m->proccap, m->nprocs, sizeof *m->procs);
-		proc_read(r, e, &m->procs[m->nprocs++]);
-	}
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "comms")) {
-		int key = str_id(r, cJSON_GetNumberValue(cJSON_GetObjectItem(e, "key")));
-		double n = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "nranks"));
-		comm *c = key >= 0 && !model_comm_find(m, key) ? model_comm_get(m, key, n > 0 && n <= (1 << 24) ? (int)n : 1)
-							     : NULL;
-		if (!c) {
-			r->bad = true;
-			continue;
-		}
-		const cJSON *x;
-		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "seen")) {
-			if (!model_comm_mark(m, c, (int)x->valuedouble, CR_SEEN, -1))
-				r->bad = true;
-		}
-		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "done")) {
-			if (!model_comm_mark(m, c, (int)x->valuedouble, CR_DONE, -1))
-				r->bad = true;
-		}
-		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "rank_proc")) {
-			double rk = at(r, x, 0), pr = at(r, x, 1);
-			if (!(rk >= 0 && rk < c->nranks && pr >= 0 && pr < (double)m->nprocs) ||
-			    !model_comm_mark(m, c, (int)rk, 0, (int)pr))
-				r->bad = true;
-		}
-		c->lines = (uint64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "lines"));
-		ev_read(r, cJSON_GetObjectItem(e, "ev"), &c->ev);
-	}
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "watchdog")) {
-		wdog w = { (int)at(r, e, 0), (int)at(r, e, 1), (long)at(r, e, 2), (long)at(r, e, 3),
-			   (long)at(r, e, 4), str_id(r, at(r, e, 5)), (long)at(r, e, 6), { 0 }, (uint64_t)at(r, e, 8) };
-		if (m->nwd >= MODEL_MAX_WATCHDOG || model_wdog_find(m, w.proc, w.pgrank)) {
-			r->bad = true;
-			break;
-		}
-		grow(&m->wd, &m->wdcap, m->nwd, sizeof *m->wd);
-		m->wd[m->nwd] = w;
-		ev_read(r, cJSON_GetArrayItem(e, 7), &m->wd[m->nwd].ev);
-		model_wdog_indexed(m, (int)m->nwd++);
-	}
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "env")) {
-		envset v = { str_id(r, at(r, e, 0)), str_id(r, at(r, e, 1)), (int)at(r, e, 2), { 0 }, (uint64_t)at(r, e, 4) };
-		if (m->nenv >= MODEL_MAX_ENV || model_env_find(m, v.proc, v.var)) {
-			r->bad = true;
-			break;
-		}
-		grow(&m->env, &m->envcap, m->nenv, sizeof *m->env);
-		m->env[m->nenv] = v;
-		ev_read(r, cJSON_GetArrayItem(e, 3), &m->env[m->nenv].ev);
-		model_env_indexed(m, (int)m->nenv++);
-	}
-	ev_read(r, cJSON_GetObjectItem(doc, "killed"), &m->ev_killed);
-	ev_read(r, cJSON_GetObjectItem(doc, "excerpt"), &m->ev_excerpt);
-	const cJSON *th;
-	cJSON_ArrayForEach(th, cJSON_GetObjectItem(doc, "table_hosts")) intset_add(&m->table_hosts, str_id(r, th->valuedouble));
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "system")) {
-		if (m->nsys >= SYSEV_MAX)
-			break;
-		double kind = at(r, e, 0), pr = at(r, e, 7);
-		if (kind < SE_XID || kind > SE_RAS_STUCK || pr < -1 || pr >= (double)m->nprocs)
-			r->bad = true;
-		grow(&m->sys, &m->syscap, m->nsys, sizeof *m->sys);
-		sysev *x = &m->sys[m->nsys++];
-		*x = (sysev){ .kind = kind >= SE_XID && kind <= SE_RAS_STUCK ? (enum sysev_kind)kind : SE_XID,
-			      .host = str_id(r, at(r, e, 1)), .pid = (long)at(r, e, 2), .rank = (long)at(r, e, 3),
-			      .code = (long)at(r, e, 4), .a = str_id(r, at(r, e, 5)), .b = str_id(r, at(r, e, 6)),
-			      .proc = pr >= -1 && pr < (double)m->nprocs ? (int)pr : -1, .time = at(r, e, 8),
-			      .count = (uint64_t)at(r, e, 9) };
-		ev_read(r, cJSON_GetArrayItem(e, 10), &x->ev);
-	}
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "nccl_tests")) {
-		if (m->nnt >= NTRUN_MAX)
-			break;
-		grow(&m->nt, &m->ntcap, m->nnt, sizeof *m->nt);
-		ntrun *t = &m->nt[m->nnt++];
-		*t = (ntrun){ .file = file_id(r, at(r, e, 0)), .program = str_id(r, at(r, e, 1)), .col = (int)at(r, e, 2),
-			      .rows = (long)at(r, e, 3), .wrong_rows = (long)at(r, e, 4), .wrong = at(r, e, 5),
-			      .wrong_lo = (uint64_t)at(r, e, 6), .wrong_hi = (uint64_t)at(r, e, 7), .oob = (long)at(r, e, 8),
-			      .avg_bw = at(r, e, 9), .max_size = (uint64_t)at(r, e, 10), .max_busbw = at(r, e, 11) };
-		const cJSON *x;
-		cJSON_ArrayForEach(x, cJSON_GetArrayItem(e, 12)) {
-			if (x->valuedouble >= 0 && x->valuedouble < (double)m->nprocs)
-				intset_add(&t->procs, (int)x->valuedouble);
-			else
-				r->bad = true;
-		}
-		evref *ev[] = { &t->ev_head, &t->ev_wrong, &t->ev_oob, &t->ev_bw, &t->ev_max };
-		for (int k = 0; k < 5; k++)
-			ev_read(r, cJSON_GetArrayItem(e, 13 + k), ev[k]);
-	}
-	int cap = 0;
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "dropped")) if (cap < CAP_COUNT) m->dropped[cap++] = (uint64_t)e->valuedouble;
-	ev_read(r, cJSON_GetObjectItem(doc, "dropped_at"), &m->ev_cap);
-	m->nloose = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "nloose"));
-	if (m->nloose < 0 || m->nloose > 1 << 20)
-		m->nloose = 0;
-	double nr = cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "nccl_records")),
-	       nm = cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "matched"));
-	m->nccl_records = nr > 0 && nr < 1e18 ? (uint64_t)nr : 0;
-	m->matched = nm > 0 && nm < 1e18 ? (uint64_t)nm : 0;
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "findings")) {
-		double sev = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "severity"));
-		const cJSON *hint = cJSON_GetObjectItem(e, "hint");
-		finding *f = findings_add(&m->fs, m->cat,
-					  &(findspec){ .id = jstr(r, e, "id"), .key = jstr(r, e, "key"), .title = jstr(r, e, "title"),
-						       .severity = sev >= SEV_INFO && sev <= SEV_ERROR ? (int)sev : SEV_WARNING,
-						       .message = jstr(r, e, "message"),
-						       .hint = cJSON_IsString(hint) ? hint->valuestring : NULL },
-					  NULL);
-		const cJSON *x;
-		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "procs")) intset_add(&f->procs, (int)x->valuedouble);
-		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "ranks")) intset_add(&f->ranks, (int)x->valuedouble);
-		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "peers")) intset_add(&f->peers, str_id(r, x->valuedouble));
-		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "pids")) if (x->valuedouble >= 0 && x->valuedouble <= INT32_MAX)
-			intset_add(&f->pids, (int)x->valuedouble);
-		cJSON_ArrayForEach(x, cJSON_GetObjectItem(e, "ev")) {
-			const cJSON *t = cJSON_GetArrayItem(x, 3);
-			if (cJSON_IsString(t))
-				findings_add_evidence(f, file_id(r, at(r, x, 0)), (uint64_t)at(r, x, 1), (int)at(r, x, 2),
-						      slice_from(t->valuestring));
-		}
-		f->count = (uint64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(e, "count"));
-		f->time = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "time"));
-		f->scoped = cJSON_IsTrue(cJSON_GetObjectItem(e, "scoped"));
-	}
-	/* process indices last: the arrays are complete now */
-	for (size_t i = 0; i < m->nprocs; i++)
-		if (m->procs[i].comm < -1 || m->procs[i].comm >= (int)m->ncomms)
-			r->bad = true;
-	for (size_t i = 0; i < m->nwd; i++)
-		if (m->wd[i].proc < 0 || m->wd[i].proc >= (int)m->nprocs)
-			r->bad = true;
-	for (size_t i = 0; i < m->nenv; i++)
-		if (m->env[i].proc < 0 || m->env[i].proc >= (int)m->nprocs)
-			r->bad = true;
-	for (size_t i = 0; i < m->fs.n; i++) {
-		for (size_t k = 0; k < m->fs.v[i].procs.n; k++)
-			if (m->fs.v[i].procs.v[k] >= (int)m->nprocs || m->fs.v[i].procs.v[k] < 0)
-				r->bad = true;
-		for (size_t k = 0; k < m->fs.v[i].nev; k++)
-			if (m->fs.v[i].ev[k].proc >= (int)m->nprocs)
-				r->bad = true;
-	}
-	if (r->bad) {
-		sb_adds(err, "the summary is damaged (an index points nowhere)");
-		return -1;
-	}
-	return 0;
+	in_key(r, "strings");
+	const cJSON *strs = array_of(r, field(r, doc, "strings"), INTERN_MAX_STRINGS);
+	r->sid = xmalloc(((strs ? (size_t)cJSON_GetArraySize(strs) : 0) + 1) * sizeof *r->sid);
+	EACH(r, strs, e, i) string_read(r, e);
+	out(r);
+	table_read(r, doc, "inputs", SIZE_MAX, input_read);
+	table_read(r, doc, "procs", MODEL_MAX_PROCS, proc_item);
+	table_read(r, doc, "comms", MODEL_MAX_COMMS, comm_read);
+	/* a process's communicator is known now */
+	in_key(r, "procs");
+	const cJSON *procs = field(r, doc, "procs");
+	EACH(r, procs, e, i) (void)num_key(r, e, "comm", "communicator index", -1, (double)m->ncomms - 1, N_INDEX);
+	out(r);
+	table_read(r, doc, "watchdog", MODEL_MAX_WATCHDOG, wdog_read);
+	table_read(r, doc, "env", MODEL_MAX_ENV, env_read);
+	ev_key(r, doc, "killed", &m->ev_killed);
+	ev_key(r, doc, "excerpt", &m->ev_excerpt);
+	table_read(r, doc, "table_hosts", INTERN_MAX_STRINGS, table_host);
+	table_read(r, doc, "system", SYSEV_MAX, sys_read);
+	table_read(r, doc, "nccl_tests", NTRUN_MAX, ntrun_read);
+	in_key(r, "dropped");
+	const cJSON *dr = array_of(r, field(r, doc, "dropped"), CAP_COUNT);
+	EACH(r, dr, e, i) m->dropped[i] = to_u64(number(r, e, "count", 0, U64_END, N_INT));
+	out(r);
+	ev_key(r, doc, "dropped_at", &m->ev_cap);
+	m->nloose = (int)num_key(r, doc, "nloose", "count", 0, INT32_MAX, N_INT);
+	m->nccl_records = to_u64(num_key(r, doc, "nccl_records", "count", 0, U64_END, N_INT));
+	m->matched = to_u64(num_key(r, doc, "matched", "count", 0, U64_END, N_INT));
+	table_read(r, doc, "findings", FINDINGS_MAX, finding_read);
+	free(r->sid);
+	return r->bad ? -1 : 0;
 }

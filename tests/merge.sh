@@ -37,7 +37,7 @@ done
 printf '{"ncclog_summary": 2, "strings": [], "inputs": [], "procs": [{"host": 5}]}' >"$tmp/bad.json"
 "$bin" merge "$tmp/bad.json" >/dev/null 2>"$tmp/err"
 rc=$?
-if [ $rc -eq 2 ] && grep -q "bad.json: the summary is damaged" "$tmp/err" && [ "$(wc -l <"$tmp/err")" -eq 1 ]; then
+if [ $rc -eq 2 ] && grep -qF "bad.json: summary field procs[0].host: string id 5 outside [-1, 0)" "$tmp/err" && [ "$(wc -l <"$tmp/err")" -eq 1 ]; then
 	passed=$((passed + 1))
 else
 	failed=$((failed + 1))
