@@ -1,6 +1,7 @@
 #include "ncclt.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,7 +200,7 @@ enum ncclt_kind ncclt_line_parse(slice line, ncclt_line *out)
 			double d;
 			if (number((slice){ v.p, n }, &d) && d >= 0) {
 				out->kind = oob ? NCCLT_OOB : NCCLT_AVGBW;
-				out->oob = (long)d;
+				out->oob = d < 1e18 ? (long)d : LONG_MAX;
 				out->avg_bw = d;
 			}
 		}
@@ -236,6 +237,14 @@ static double jnum(const cJSON *o, const char *key, double dflt)
 			return d;
 	}
 	return dflt;
+}
+
+/* An integral field in [lo, hi], else dflt: a double outside a C integer
+ * type's range must never reach a cast. */
+static double jint(const cJSON *o, const char *key, double dflt, double lo, double hi)
+{
+	double d = jnum(o, key, dflt);
+	return d >= lo && d <= hi && d == floor(d) ? d : dflt;
 }
 
 static void jstr(const cJSON *o, const char *key, char *dst, size_t cap)
@@ -292,8 +301,8 @@ int ncclt_json_parse(const char *buf, size_t n, ncclt_run *run, strbuf *err)
 		cJSON_Delete(doc);
 		return -1;
 	}
-	run->version = (int)jnum(doc, "version", 0);
-	run->nccl_version = (long)jnum(doc, "nccl_version", 0);
+	run->version = (int)jint(doc, "version", 0, 0, INT_MAX);
+	run->nccl_version = (long)jint(doc, "nccl_version", 0, 0, INT_MAX);
 	program_of(cJSON_GetObjectItemCaseSensitive(doc, "args"), run->program, sizeof run->program);
 	/* the device table sits in "config" (and at the top in some versions) */
 	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(doc, "config");
@@ -306,9 +315,9 @@ int ncclt_json_parse(const char *buf, size_t n, ncclt_run *run, strbuf *err)
 		if (!cJSON_IsObject(d))
 			continue;
 		ncclt_device *x = &run->dev[run->ndev];
-		x->rank = (int)jnum(d, "rank", -1);
-		x->pid = (int)jnum(d, "pid", -1);
-		x->device = (int)jnum(d, "device", -1);
+		x->rank = (int)jint(d, "rank", -1, 0, INT_MAX);
+		x->pid = (int)jint(d, "pid", -1, 0, INT_MAX);
+		x->device = (int)jint(d, "device", -1, 0, INT_MAX);
 		jstr(d, "hostname", x->host, sizeof x->host);
 		jstr(d, "device_hex", x->bus, sizeof x->bus);
 		jstr(d, "device_info", x->name, sizeof x->name);
@@ -322,21 +331,22 @@ int ncclt_json_parse(const char *buf, size_t n, ncclt_run *run, strbuf *err)
 		if (!cJSON_IsObject(r))
 			continue;
 		ncclt_row *x = &run->rows[run->nrows];
-		double size = jnum(r, "size", -1), count = jnum(r, "count", -1);
+		/* sizes and counts below 2^63 */
+		double size = jint(r, "size", -1, 0, 9.2e18), count = jint(r, "count", -1, 0, 9.2e18);
 		if (size < 0 || count < 0)
 			continue;
 		x->size = (uint64_t)size;
 		x->count = (uint64_t)count;
 		jstr(r, "type", x->type, sizeof x->type);
 		jstr(r, "redop", x->redop, sizeof x->redop);
-		x->root = (long)jnum(r, "root", -1);
+		x->root = (long)jint(r, "root", -1, -1, INT_MAX);
 		x->out = jresult(cJSON_GetObjectItemCaseSensitive(r, "out_of_place"));
 		x->in = jresult(cJSON_GetObjectItemCaseSensitive(r, "in_place"));
 		run->nrows++;
 	}
 	const cJSON *oob = cJSON_GetObjectItemCaseSensitive(doc, "out_of_bounds");
 	if (cJSON_IsObject(oob))
-		run->out_of_bounds = (long)jnum(oob, "count", -1);
+		run->out_of_bounds = (long)jint(oob, "count", -1, 0, INT_MAX);
 	/* JSON_FILE_VERSION 1 spelled it "bandwidith" */
 	const cJSON *bw = cJSON_GetObjectItemCaseSensitive(doc, "average_bus_bandwidth");
 	if (!bw)

@@ -34,6 +34,14 @@ for f in "$dir"/analyze/* "$dir"/lines/*; do
 		echo "FAIL: $f: JSON output is not valid"
 	fi
 done
+# what a dead job leaves besides logs (RAS, nccl-tests reports): told by
+# their first bytes, read as analyze's inputs
+for f in "$dir"/system/*; do
+	[ -f "$f" ] || continue
+	for fmt in text json; do
+		run 2 "$f ($fmt)" -- "$bin" analyze --format "$fmt" "$f"
+	done
+done
 for f in "$dir"/rules/*; do
 	[ -f "$f" ] || continue
 	run 2 "$f (rules)" -- "$bin" analyze --rules "$f" "$root/samples/lightning-2node-docker0/rank0.log"
