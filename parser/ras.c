@@ -587,9 +587,16 @@ static slice devs_text(const cJSON *a, char *buf, size_t cap)
 {
 	size_t n = 0;
 	buf[0] = '\0';
-	for (const cJSON *d = cJSON_IsArray(a) ? a->child : NULL; d && n + 12 < cap; d = d->next)
-		if (cJSON_IsNumber(d))
-			n += (size_t)snprintf(buf + n, cap - n, "%s%ld", n ? "," : "", (long)d->valuedouble);
+	for (const cJSON *d = cJSON_IsArray(a) ? a->child : NULL; d && n + 12 < cap; d = d->next) {
+		/* a device index: anything else is not cast, and never runs past buf */
+		if (!cJSON_IsNumber(d) || !(d->valuedouble >= 0 && d->valuedouble < 1e9))
+			continue;
+		int k = snprintf(buf + n, cap - n, "%s%ld", n ? "," : "", (long)d->valuedouble);
+		if (k < 0 || (size_t)k >= cap - n)
+			break;
+		n += (size_t)k;
+	}
+	buf[n] = '\0';
 	return (slice){ buf, n };
 }
 

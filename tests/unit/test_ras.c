@@ -193,6 +193,23 @@ int main(void)
 	CHECK(&c, e.v[0].time > 1.7e9, "event time");
 	if (c.failed)
 		dump(&e);
+	/* device lists from a hostile report: no cast of what is not a device
+	 * index, and a long list stops at the buffer */
+	static const char odd[] = "{\"timestamp\": \"2025-12-19 13:07:07\", \"group\": \"LIFECYCLE\", \"event\": \"PEER_DEAD\", "
+				  "\"peer\": {\"host\": \"h\", \"pid\": 1, \"cuda_devs\": [1e300, 3, -1, 2.5e20, 7]}, \"details\": \"\"}\n";
+	got o = { 0 };
+	CHECK(&c, ras_json_read(odd, sizeof odd - 1, json_cb, &o, &err) == 0 && o.n == 1 && has(&o, "dead r-1 p1  h gpus=3,7 a=PEER_DEAD b= n=0,0 c0"),
+	      "odd device list");
+	if (c.failed)
+		dump(&o);
+	strbuf many = { 0 };
+	sb_adds(&many, "{\"timestamp\": \"2025-12-19 13:07:07\", \"group\": \"LIFECYCLE\", \"event\": \"PEER_DEAD\", \"peer\": {\"host\": \"h\", \"pid\": 1, \"cuda_devs\": [");
+	for (int i = 0; i < 400; i++)
+		sb_printf(&many, "%s%d", i ? ", " : "", 100000000 + i);
+	sb_adds(&many, "]}, \"details\": \"\"}\n");
+	got l = { 0 };
+	CHECK(&c, ras_json_read(many.p, many.n, json_cb, &l, &err) == 0 && l.n == 1, "long device list");
+	sb_free(&many);
 	const char *broken[] = { "{\"nccl_version\": \"2.29.1\", \"communicators\": [", "{\"a\": 1}", "{} garbage", "" };
 	for (size_t i = 0; i < 3; i++) {
 		got x = { 0 };
