@@ -227,7 +227,7 @@ def safe(out):
                    or 0x2066 <= ord(c) <= 0x2069 for c in text)
 
 
-for f, fmt in ((f, fmt) for f in sorted((ROOT / "tests" / "regress" / "fuzz_merge").glob("*")) for fmt in ("text", "json")):
+for f, fmt in ((f, fmt) for f in sorted((ROOT / "tests" / "regress" / "merge").glob("*")) for fmt in ("text", "json")):
     rc, out, err = run("merge", "--format", fmt, str(f))
     check(f"regress {f.name} ({fmt})", (rc in (0, 1) and not err and safe(out)) or (rc == 2 and err.count("\n") == 1 and not out),
           f"exit {rc}, stdout safe {safe(out)}, stderr {err[:400]!r}")
