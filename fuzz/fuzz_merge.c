@@ -147,7 +147,8 @@ static void render(const model *m, enum report_format fmt, bool color)
 static void check_refusal(const strbuf *err)
 {
 	must(err->n > 0 && !memchr(err->p, '\n', err->n));
-	must(strncmp(err->p, "summary field ", 14) == 0 || strncmp(err->p, "not an ncclog summary", 21) == 0);
+	must(strncmp(err->p, "summary field ", 14) == 0 || strncmp(err->p, "summary: ", 9) == 0 ||
+	     strncmp(err->p, "not an ncclog summary", 21) == 0);
 	check_safe(err->p, err->n, false);
 }
 

@@ -291,14 +291,15 @@ static void out(reader *r)
 	r->depth--;
 }
 
-/* Records the first fault: "summary field PATH: why". */
+/* Records the first fault: "summary field PATH: why" ("summary: why" for
+ * the document itself). */
 static void fault(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fault(reader *r, const char *fmt, ...)
 {
 	if (r->bad)
 		return;
 	r->bad = true;
-	sb_adds(r->err, "summary field ");
+	sb_adds(r->err, r->depth ? "summary field " : "summary");
 	for (int i = 0; i < r->depth && i < PATH_DEPTH; i++) {
 		if (r->path[i].key)
 			sb_printf(r->err, "%s%s", i ? "." : "", r->path[i].key);
@@ -481,6 +482,40 @@ static bool tuple(reader *r, const cJSON *v, size_t n, const cJSON **it)
 	return true;
 }
 
+/* The most fields an object of a summary has (a process's). */
+#define FIELDS_MAX 96
+
+/* Every field of object o is one of names[], once: a field given twice
+ * would leave which one counts to the order of the lookups. */
+static void fields_check(reader *r, const cJSON *o, const char *const *names, size_t n)
+{
+	bool seen[FIELDS_MAX] = { false };
+	size_t next = 0, k = 1;
+	for (const cJSON *e = o->child; e && !r->bad; e = e->next, k++) {
+		/* in the writer's order, each field is the next name */
+		size_t j = next < n && e->string && strcmp(e->string, names[next]) == 0 ? next : n;
+		for (size_t i = 0; j == n && e->string && i < n; i++)
+			if (strcmp(e->string, names[i]) == 0)
+				j = i;
+		if (j == n) {
+			fault(r, "field %zu is none this format has", k);
+		} else if (seen[j]) {
+			in_key(r, names[j]);
+			fault(r, "given twice");
+			out(r);
+		}
+		if (j < n)
+			seen[j] = true;
+		next = j + 1;
+	}
+}
+
+#define FIELDS_CHECK(r, o, names)                                              \
+	do {                                                                   \
+		_Static_assert(sizeof names / sizeof names[0] <= FIELDS_MAX, ""); \
+		fields_check(r, o, names, sizeof names / sizeof names[0]);      \
+	} while (0)
+
 /* Walks the items of array a (NULL: none) with the path at each, until a
  * fault. */
 #define EACH(r, a, e, i)                                                                       \
@@ -596,11 +631,22 @@ static double fact_of(reader *r, const cJSON *o, const char *name, factkind k)
 	return num_key(r, o, name, k.what, k.lo, k.hi, k.k);
 }
 
+static const char *const proc_fields[] = {
+#define X(type, name, init, merge, f) #name,
+	PROC_FACTS(X)
+#undef X
+	"boot", "oob", "socket", "links", "nrecent", "recent",
+#define X(name) "ev_" #name,
+	PROC_EVIDENCE(X)
+#undef X
+};
+
 static void proc_read(reader *r, const cJSON *o, proc *p)
 {
 	model_proc_init(p);
 	if (!is(r, o, cJSON_Object, "an object"))
 		return;
+	FIELDS_CHECK(r, o, proc_fields);
 #define X(type, name, init, merge, f) \
 	p->name = FACT_CAST_##type(r, fact_of(r, o, #name, FACT_KIND_##type(r)));
 	PROC_FACTS(X)
@@ -643,9 +689,11 @@ static void proc_read(reader *r, const cJSON *o, proc *p)
 
 static void comm_read(reader *r, const cJSON *o)
 {
+	static const char *const fields[] = { "key", "nranks", "seen", "done", "rank_proc", "lines", "ev" };
 	model *m = r->m;
 	if (!is(r, o, cJSON_Object, "an object"))
 		return;
+	FIELDS_CHECK(r, o, fields);
 	int key = to_str(r, num_key(r, o, "key", "string id", 0, (double)r->nsid - 1, N_INDEX));
 	int nranks = (int)num_key(r, o, "nranks", "nranks", 1, RANKS_MAX, N_INT);
 	if (r->bad)
@@ -826,9 +874,12 @@ static void finding_keys(reader *r, const cJSON *o, finding *f, enum keyset ks)
 
 static void finding_read(reader *r, const cJSON *o)
 {
+	static const char *const fields[] = { "id", "title", "severity", "key", "message", "hint", "procs", "ranks",
+					      "peers", "pids", "ev", "count", "seq", "time", "scoped" };
 	model *m = r->m;
 	if (!is(r, o, cJSON_Object, "an object"))
 		return;
+	FIELDS_CHECK(r, o, fields);
 	const char *id = str_key(r, o, "id");
 	if (!r->bad && !id_ok(id)) {
 		in_key(r, "id");
@@ -936,6 +987,10 @@ int summary_read(model *m, const cJSON *doc, strbuf *err)
 		sb_adds(err, "not an ncclog summary (made by `ncclog analyze --summary`)");
 		return -1;
 	}
+	static const char *const fields[] = { "ncclog_summary", "strings", "inputs", "procs", "comms", "watchdog",
+					      "env", "killed", "excerpt", "table_hosts", "system", "nccl_tests",
+					      "dropped", "dropped_at", "nloose", "nccl_records", "matched", "findings" };
+	FIELDS_CHECK(r, doc, fields);
 	in_key(r, "strings");
 	const cJSON *strs = array_of(r, field(r, doc, "strings"), INTERN_MAX_STRINGS);
 	r->sid = xmalloc(((strs ? (size_t)cJSON_GetArraySize(strs) : 0) + 1) * sizeof *r->sid);

@@ -153,6 +153,11 @@ CASES = [
     (xid, put("procs", {}), "procs", "an object where an array belongs"),
     (xid, put("watchdog[0]", xid["watchdog"][0][:5]), "watchdog[0]", "5 items where 9 belong"),
     (xid, put("procs[0].socket", [[0, 0]] * 17), "procs[0].socket", "17 items, more than 16"),
+    # a field the format does not have, or one given twice
+    (xid, put("procs[0].colour", 1), "procs[0]", f"field {len(xid['procs'][0]) + 1} is none this format has"),
+    (xid, put("comms[0].tag", -1), "comms[0]", f"field {len(xid['comms'][0]) + 1} is none this format has"),
+    (xid, lambda d: d.__setitem__("extra", []), "", f"field {len(xid) + 1} is none this format has"),
+    (xid, put(f"procs[{pi}].comm", RAW('0,"comm":-1')), f"procs[{pi}].comm", "given twice"),
     # the same key twice
     (xid, lambda d: d["watchdog"].append(d["watchdog"][0]), f"watchdog[{len(xid['watchdog'])}]",
      "a second report of this process and rank"),
@@ -169,7 +174,7 @@ for i, (base, damage, field, reason) in enumerate(CASES):
     damage(doc)
     bad = tmp / f"bad{i}.json"
     bad.write_text(dumps(doc))
-    want = f"ncclog: {bad}: summary field {field}: {reason}\n"
+    want = f"ncclog: {bad}: summary field {field}: {reason}\n" if field else f"ncclog: {bad}: summary: {reason}\n"
     rc, out, err = run("merge", str(bad))
     name = f"{field} = {reason}"
     check(name, rc == 2 and err == want and not out, f"exit {rc}, stdout {len(out)} bytes, stderr {err!r}, want {want!r}")
