@@ -9,6 +9,7 @@ The output is deterministic (a fixed seed). Kinds:
 """
 import argparse
 import random
+import re
 import sys
 
 # Pairs of 6-byte blocks that take FNV-1a (64-bit, the unkeyed hash string
@@ -182,6 +183,44 @@ def rules(rng):
 
 KINDS = {f.__name__: f for f in (hosts, pids, commids, ranks, watchdog, env, versions, links, collide, ifaces,
                                  intern, findings, warns, evidence, rules)}
+
+
+# What each kind floods, for tests/bounds.py: the caps (MODEL_CAPS in
+# model/model.h) of the collections its keys go into, each with a pattern
+# whose groups, the empty ones left out, are one key; every match in a line
+# is one occurrence of its key. A kind floods what its generator above says;
+# what it touches on the way stays far below any cap at test sizes.
+PROC = r"^([^:\s]+):(\d+):"
+COMM_RANK = r"rank (\d+) nranks \d+ cudaDev \d+ .*?commId (0x[0-9a-f]+)"
+IFACE = r"\](\w+):\d+\.\d+\.\d+\.\d+<"
+FLOODS = {
+    "hosts": [("CAP_PROCS", PROC)],
+    "pids": [("CAP_PROCS", PROC)],
+    "commids": [("CAP_COMMS", r"commId (0x[0-9a-f]+)")],
+    "ranks": [("CAP_COMM_RANKS", COMM_RANK)],
+    "watchdog": [("CAP_WATCHDOG", r"\[Rank (\d+)\] Watchdog")],
+    "env": [("CAP_ENV", PROC + r".* (NCCL_\w+) set by environment")],
+    "versions": [("CAP_PROCS", PROC)],
+    "links": [("CAP_PROCS", PROC), ("CAP_COMM_RANKS", COMM_RANK)],
+    "collide": [("CAP_STRINGS", IFACE)],
+    "ifaces": [("CAP_STRINGS", IFACE)],
+    "intern": [("CAP_STRINGS", r"NCCL version (\S+)|Using network (\S+)|Bootstrap : Using ([^:]+):([\d.]+)<")],
+    "findings": [("CAP_FINDINGS", r"Cuda failure '(.*)'")],
+    # the catch-all lists a number of texts one by one and folds the rest
+    # into one finding that keeps their lines: nothing is dropped
+    "warns": [],
+    "evidence": [("CAP_PROCS", PROC)],
+    "rules": [("CAP_RULES", r'"id": "([^"]+)"')],
+}
+
+
+def keys(kind, lines):
+    """(cap, key) for every key occurrence of FLOODS[kind] in lines"""
+    pats = [(cap, re.compile(pat)) for cap, pat in FLOODS[kind]]
+    for ln in lines:
+        for cap, rx in pats:
+            for m in rx.finditer(ln):
+                yield cap, tuple(g for g in m.groups() if g)
 
 
 def write(kind, size, out):
