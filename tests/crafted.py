@@ -104,6 +104,17 @@ def links(rng):
         i += 1
 
 
+def collectives(rng):
+    """watchdog reports of many processes, each of a collective of its own (grouping by collective)"""
+    i = 0
+    while True:
+        p = i % 4096
+        yield (f"[rank{p}]:[E501 12:00:00.000000 {1000 + p} ProcessGroupNCCL.cpp:607] [Rank {i // 4096}] Watchdog "
+               f"caught collective operation timeout: WorkNCCL(SeqNum={i}, OpType=ALLREDUCE, NumelIn=1, "
+               f"NumelOut=1, Timeout(ms)=600000) ran for 600001 milliseconds before timing out.")
+        i += 1
+
+
 def env(rng):
     """distinct environment variables of one process"""
     i = 0
@@ -181,7 +192,7 @@ def rules(rng):
         i += 1
 
 
-KINDS = {f.__name__: f for f in (hosts, pids, commids, ranks, watchdog, env, versions, links, collide, ifaces,
+KINDS = {f.__name__: f for f in (hosts, pids, commids, ranks, watchdog, collectives, env, versions, links, collide, ifaces,
                                  intern, findings, warns, evidence, rules)}
 
 
@@ -199,6 +210,7 @@ FLOODS = {
     "commids": [("CAP_COMMS", r"commId (0x[0-9a-f]+)")],
     "ranks": [("CAP_COMM_RANKS", COMM_RANK)],
     "watchdog": [("CAP_WATCHDOG", r"\[Rank (\d+)\] Watchdog")],
+    "collectives": [("CAP_WATCHDOG", r"^\[rank(\d+)\]:.*?\[Rank (\d+)\] Watchdog"), ("CAP_PROCS", r"^\[rank(\d+)\]:")],
     "env": [("CAP_ENV", PROC + r".* (NCCL_\w+) set by environment")],
     "versions": [("CAP_PROCS", PROC)],
     "links": [("CAP_PROCS", PROC), ("CAP_COMM_RANKS", COMM_RANK)],
