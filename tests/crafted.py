@@ -76,6 +76,17 @@ def ranks(rng):
         r -= 1
 
 
+def tags(rng):
+    """launcher rank tags ([rankN]:) of many processes in one file (which process a line is of)"""
+    i = 0
+    while True:
+        if i < 8192:
+            yield prefix(f"gpu-{i:07d}", 1000 + i) + "cudaDriverVersion 12030"
+        else:
+            yield f"[rank{i}]: RuntimeError: NCCL communicator was aborted on rank {i}."
+        i += 1
+
+
 def watchdog(rng):
     """distinct watchdog ranks of one process"""
     i = 0
@@ -192,7 +203,7 @@ def rules(rng):
         i += 1
 
 
-KINDS = {f.__name__: f for f in (hosts, pids, commids, ranks, watchdog, collectives, env, versions, links, collide, ifaces,
+KINDS = {f.__name__: f for f in (hosts, pids, commids, ranks, tags, watchdog, collectives, env, versions, links, collide, ifaces,
                                  intern, findings, warns, evidence, rules)}
 
 
@@ -209,6 +220,7 @@ FLOODS = {
     "pids": [("CAP_PROCS", PROC)],
     "commids": [("CAP_COMMS", r"commId (0x[0-9a-f]+)")],
     "ranks": [("CAP_COMM_RANKS", COMM_RANK)],
+    "tags": [("CAP_PROCS", PROC), ("CAP_PROCS", r"^\[rank(\d+)\]:")],
     "watchdog": [("CAP_WATCHDOG", r"\[Rank (\d+)\] Watchdog")],
     "collectives": [("CAP_WATCHDOG", r"^\[rank(\d+)\]:.*?\[Rank (\d+)\] Watchdog"), ("CAP_PROCS", r"^\[rank(\d+)\]:")],
     "env": [("CAP_ENV", PROC + r".* (NCCL_\w+) set by environment")],
