@@ -96,6 +96,50 @@ def watchdog(rng):
         i += 1
 
 
+def settings(rng):
+    """environment settings of many processes, each with a value of its own (the report of them)"""
+    i = 0
+    while True:
+        p = i % 8192
+        yield prefix(f"gpu-{p:07d}", 1000 + p) + f"NCCL_V{i // 8192 % 16} set by environment to val{i}."
+        i += 1
+
+
+def job(rng):
+    """a job of 16384 ranks on as many hosts, each host unlike the others (a row and a rank each)"""
+    n = 16384
+    ranks = list(range(n))
+    rng.shuffle(ranks)
+    i = 0
+    while True:
+        p, k = i % n, i // n
+        r = ranks[p]
+        pre = prefix(f"gpu-{p:07d}", 1000 + p)
+        if k == 0:
+            yield pre + f"Bootstrap : Using e{p}:10.0.{p >> 8 & 255}.{p & 255}<0>"
+        elif k == 1:
+            yield pre + f"comm 0x55 rank {r} nranks {n} cudaDev 0 busId 1000 commId 0xabc - Init START"
+        elif k == 2:
+            yield f"gpu-{p:07d}:{1000 + p}:{1000 + p} [0] misc/socket.cc:1 NCCL WARN Net : Connection closed by remote peer"
+        elif k == 3:
+            yield pre + f"NET/Socket : Using [0]e{p}:10.1.{p >> 8 & 255}.{p & 255}<0> [1]f{p}:10.2.{p >> 8 & 255}.{p & 255}<0>"
+        elif k == 4:
+            yield pre + f"NCCL version 2.{p % 30}.3+cuda12.{p % 9}"
+        else:
+            yield pre + f"Channel {k % 32:02d}/0 : {r}[0] -> {(r + 1) % n}[0] via NET/Socket/0"
+        i += 1
+
+
+def commranks(rng):
+    """ranks of many communicators on many processes (rank maps, per-rank rows)"""
+    i = 0
+    while True:
+        p, c = i % 8192, i % 2048
+        yield (prefix(f"gpu-{p:07d}", 1000 + p) + f"comm 0x{c:x} rank {i // 2048} nranks 1048576 cudaDev 0 "
+               f"busId 1000 commId 0x{c:016x} - Init START")
+        i += 1
+
+
 def versions(rng):
     """distinct processes, each on a NCCL version of its own (version checks)"""
     i = 0
@@ -203,7 +247,7 @@ def rules(rng):
         i += 1
 
 
-KINDS = {f.__name__: f for f in (hosts, pids, commids, ranks, tags, watchdog, collectives, env, versions, links, collide, ifaces,
+KINDS = {f.__name__: f for f in (hosts, pids, commids, ranks, tags, watchdog, collectives, env, settings, job, commranks, versions, links, collide, ifaces,
                                  intern, findings, warns, evidence, rules)}
 
 
@@ -224,6 +268,9 @@ FLOODS = {
     "watchdog": [("CAP_WATCHDOG", r"\[Rank (\d+)\] Watchdog")],
     "collectives": [("CAP_WATCHDOG", r"^\[rank(\d+)\]:.*?\[Rank (\d+)\] Watchdog"), ("CAP_PROCS", r"^\[rank(\d+)\]:")],
     "env": [("CAP_ENV", PROC + r".* (NCCL_\w+) set by environment")],
+    "settings": [("CAP_ENV", PROC + r".* (NCCL_\w+) set by environment"), ("CAP_PROCS", PROC)],
+    "job": [("CAP_PROCS", PROC), ("CAP_COMM_RANKS", COMM_RANK)],
+    "commranks": [("CAP_PROCS", PROC), ("CAP_COMMS", r"commId (0x[0-9a-f]+)"), ("CAP_COMM_RANKS", COMM_RANK)],
     "versions": [("CAP_PROCS", PROC)],
     "links": [("CAP_PROCS", PROC), ("CAP_COMM_RANKS", COMM_RANK)],
     "collide": [("CAP_STRINGS", IFACE)],
