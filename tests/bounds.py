@@ -14,7 +14,7 @@ the machine may be loaded: bench/bounds.py measures it.
 usage: bounds.py NCCLOG SOURCE_ROOT
   NCCLOG_SANITIZE=address,undefined (as b_sanitize) skips the RSS bound
 """
-import json, os, re, shutil, subprocess, sys, tempfile
+import concurrent.futures, json, os, re, shutil, subprocess, sys, tempfile
 
 ncclog, root = sys.argv[1:3]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -113,6 +113,61 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def check_kind(kind, caps, san, seeds, tmp, mark):
+    """the report lines and the failures of one kind, both formats"""
+    log, bad = [], []
+    path = os.path.join(tmp, kind + ".log")
+    with open(path, "w") as f:
+        crafted.write(kind, SIZE_MB * 1024 * 1024, f)
+    want = expected_drops(kind, path, caps, seeds)
+    inputs = ["--rules", path, mark] if kind == "rules" else [path]
+    got_msgs = {}
+    for fmt in ("json", "text"):
+        what = f"{kind} ({fmt})"
+        status, out, err, rss, cpu = run(["analyze", "-f", fmt] + inputs)
+        errs = err.decode(errors="replace")
+        log.append(f"{what}: exit {status}, {cpu:.2f} s CPU, peak RSS {rss / 1024:.1f} MB, "
+                   f"caps {sorted(want) or 'none'}")
+        if status not in (0, 1):
+            bad.append(f"{what}: exit status {status}, want 0 or 1: {errs[:300]}")
+            continue
+        if not san and rss > RSS_MAX_KB:
+            bad.append(f"{what}: peak RSS {rss} KiB > {RSS_MAX_KB} KiB")
+        if cpu > CPU_MAX_S:
+            bad.append(f"{what}: {cpu:.1f} s CPU > {CPU_MAX_S} s")
+        if re.search(r"Sanitizer|runtime error:", errs):
+            bad.append(f"{what}: a sanitizer report: {errs[:600]}")
+        # only the rules past RULES_MAX are worth a line on stderr
+        if kind == "rules":
+            if "rules" in want and "more than" not in errs:
+                bad.append(f"{what}: no word on stderr of the rules not loaded: {errs[:300]}")
+        elif errs:
+            bad.append(f"{what}: stderr: {errs[:300]}")
+        if fmt == "json":
+            try:
+                doc = json.loads(out)
+            except ValueError as e:
+                bad.append(f"{what}: not JSON: {e}")
+                continue
+            msgs = [f.get("message", "") for f in doc.get("findings", []) if f.get("id") == "input-cap-reached"]
+            if kind == "rules" and not any(f.get("id") == "site-r0" for f in doc.get("findings", [])):
+                bad.append(f"{what}: the first user rule, kept, did not fire")
+        else:
+            text = out.decode(errors="replace")
+            msgs = re.findall(r"^(?:\S+: )?warning\[input-cap-reached\]: (.*)$", text, re.M)
+        if len(msgs) != (1 if want else 0):
+            bad.append(f"{what}: {len(msgs)} input-cap-reached findings, want {1 if want else 0}")
+        for m in msgs:
+            drops = parse_drops(m)
+            if drops != want:
+                bad.append(f"{what}: dropped {drops}, want {want}: {m[:300]}")
+            got_msgs[fmt] = m
+    if len(got_msgs) == 2 and got_msgs["json"] != got_msgs["text"]:
+        bad.append(f"{kind}: the cap finding says one thing in JSON and another in text")
+    os.unlink(path)
+    return log, bad
+
+
 def check_all(caps, san, tmp):
     # no user rules of this machine's, no colour
     os.environ.update(XDG_CONFIG_HOME=os.path.join(tmp, "config"), NO_COLOR="1")
@@ -124,57 +179,14 @@ def check_all(caps, san, tmp):
     mark = os.path.join(tmp, "mark.log")
     with open(mark, "w") as f:
         f.write("marker0000000 a\n")
-
-    for kind in crafted.KINDS:
-        path = os.path.join(tmp, kind + ".log")
-        with open(path, "w") as f:
-            crafted.write(kind, SIZE_MB * 1024 * 1024, f)
-        want = expected_drops(kind, path, caps, seeds)
-        inputs = ["--rules", path, mark] if kind == "rules" else [path]
-        got_msgs = {}
-        for fmt in ("json", "text"):
-            what = f"{kind} ({fmt})"
-            status, out, err, rss, cpu = run(["analyze", "-f", fmt] + inputs)
-            errs = err.decode(errors="replace")
-            print(f"{what}: exit {status}, {cpu:.2f} s CPU, peak RSS {rss / 1024:.1f} MB, "
-                  f"caps {sorted(want) or 'none'}")
-            if status not in (0, 1):
-                fail(f"{what}: exit status {status}, want 0 or 1: {errs[:300]}")
-                continue
-            if not san and rss > RSS_MAX_KB:
-                fail(f"{what}: peak RSS {rss} KiB > {RSS_MAX_KB} KiB")
-            if cpu > CPU_MAX_S:
-                fail(f"{what}: {cpu:.1f} s CPU > {CPU_MAX_S} s")
-            if re.search(r"Sanitizer|runtime error:", errs):
-                fail(f"{what}: a sanitizer report: {errs[:600]}")
-            # only the rules past RULES_MAX are worth a line on stderr
-            if kind == "rules":
-                if "rules" in want and "more than" not in errs:
-                    fail(f"{what}: no word on stderr of the rules not loaded: {errs[:300]}")
-            elif errs:
-                fail(f"{what}: stderr: {errs[:300]}")
-            if fmt == "json":
-                try:
-                    doc = json.loads(out)
-                except ValueError as e:
-                    fail(f"{what}: not JSON: {e}")
-                    continue
-                msgs = [f.get("message", "") for f in doc.get("findings", []) if f.get("id") == "input-cap-reached"]
-                if kind == "rules" and not any(f.get("id") == "site-r0" for f in doc.get("findings", [])):
-                    fail(f"{what}: the first user rule, kept, did not fire")
-            else:
-                text = out.decode(errors="replace")
-                msgs = re.findall(r"^(?:\S+: )?warning\[input-cap-reached\]: (.*)$", text, re.M)
-            if len(msgs) != (1 if want else 0):
-                fail(f"{what}: {len(msgs)} input-cap-reached findings, want {1 if want else 0}")
-            for m in msgs:
-                drops = parse_drops(m)
-                if drops != want:
-                    fail(f"{what}: dropped {drops}, want {want}: {m[:300]}")
-                got_msgs[fmt] = m
-        if len(got_msgs) == 2 and got_msgs["json"] != got_msgs["text"]:
-            fail(f"{kind}: the cap finding says one thing in JSON and another in text")
-        os.unlink(path)
+    # two at a time: one kind's log is written and counted while another's runs
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        results = pool.map(lambda k: check_kind(k, caps, san, seeds, tmp, mark), crafted.KINDS)
+        for log, bad in results:
+            for line in log:
+                print(line)
+            for b in bad:
+                fail(b)
 
     if failures:
         print(f"{len(failures)} failed")
