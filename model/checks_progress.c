@@ -228,15 +228,102 @@ static bool same_collective(const wdog *a, const wdog *b)
 	return a->seq == b->seq && (a->op < 0 || b->op < 0 || a->op == b->op);
 }
 
-/* The OpType of the collective that w and others with its SeqNum report. */
-static int group_op(const model *m, const intset *timed, const wdog *w)
+/* The reports of one collective, in groups: a report leads the group of
+ * those after it that same_collective() puts with it, and that no earlier
+ * leader took. same_collective() is not transitive (a report without an
+ * OpType goes with any), so the groups follow from that order: within one
+ * SeqNum, a first report without an OpType takes all, and one with an
+ * OpType takes those with its OpType and those without; every later group
+ * is then one OpType whole. Sorting by (SeqNum, OpType) finds them, where
+ * comparing every report with every leader took reports times groups. */
+typedef struct wdgroups {
+	size_t *lead;  /* [position in timed]: the position of its group's leader */
+	int *op;       /* [leader position]: the OpType its group reports, -1 none */
+	size_t *count; /* [leader position]: the reports of its group */
+	size_t *member; /* the positions, grouped by leader, leaders in order */
+	size_t *start; /* [leader position]: where its members begin in member */
+} wdgroups;
+
+typedef struct wdkey {
+	long seq;
+	int op; /* -1: none */
+	size_t pos;
+} wdkey;
+
+static int cmp_wdkey(const void *a, const void *b)
 {
-	if (w->op >= 0)
-		return w->op;
-	for (size_t i = 0; i < timed->n; i++)
-		if (same_collective(&m->wd[timed->v[i]], w) && m->wd[timed->v[i]].op >= 0)
-			return m->wd[timed->v[i]].op;
-	return -1;
+	const wdkey *x = a, *y = b;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	if (x->op != y->op)
+		return x->op < y->op ? -1 : 1;
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static void wd_group(const model *m, const intset *timed, wdgroups *g)
+{
+	size_t n = timed->n;
+	wdkey *k = xmalloc(n * sizeof *k);
+	g->lead = xmalloc(n * sizeof *g->lead);
+	g->op = xmalloc(n * sizeof *g->op);
+	g->count = xcalloc(n, sizeof *g->count);
+	g->member = xmalloc(n * sizeof *g->member);
+	g->start = xmalloc(n * sizeof *g->start);
+	for (size_t i = 0; i < n; i++) {
+		const wdog *w = &m->wd[timed->v[i]];
+		k[i] = (wdkey){ w->seq, w->op >= 0 ? w->op : -1, i };
+	}
+	qsort(k, n, sizeof *k, cmp_wdkey);
+	for (size_t s = 0; s < n;) {
+		size_t e = s;
+		size_t first = k[s].pos, first_op = (size_t)-1; /* the first report, the first with an OpType */
+		for (; e < n && k[e].seq == k[s].seq; e++) {
+			if (k[e].pos < first)
+				first = k[e].pos;
+			if (k[e].op >= 0 && (first_op == (size_t)-1 || k[e].pos < k[first_op].pos))
+				first_op = e;
+		}
+		int lop = m->wd[timed->v[first]].op >= 0 ? m->wd[timed->v[first]].op : -1;
+		for (size_t c = s; c < e;) {
+			size_t d = c;
+			while (d < e && k[d].op == k[c].op)
+				d++;
+			/* an OpType class is sorted by position: its first leads it */
+			size_t leader = lop < 0 || k[c].op < 0 || k[c].op == lop ? first : k[c].pos;
+			for (size_t j = c; j < d; j++)
+				g->lead[k[j].pos] = leader;
+			c = d;
+		}
+		int gop = first_op == (size_t)-1 ? -1 : k[first_op].op;
+		for (size_t j = s; j < e; j++)
+			if (g->lead[k[j].pos] == k[j].pos)
+				g->op[k[j].pos] = k[j].op >= 0 ? k[j].op : gop;
+		s = e;
+	}
+	free(k);
+	for (size_t i = 0; i < n; i++)
+		g->count[g->lead[i]]++;
+	size_t at = 0;
+	for (size_t i = 0; i < n; i++)
+		if (g->lead[i] == i) {
+			g->start[i] = at;
+			at += g->count[i];
+		}
+	size_t *fill = xcalloc(n, sizeof *fill);
+	for (size_t i = 0; i < n; i++) {
+		size_t l = g->lead[i];
+		g->member[g->start[l] + fill[l]++] = i;
+	}
+	free(fill);
+}
+
+static void wd_groups_free(wdgroups *g)
+{
+	free(g->lead);
+	free(g->op);
+	free(g->count);
+	free(g->member);
+	free(g->start);
 }
 
 /* The ranks behind, by the first test that singles some out:
@@ -372,48 +459,52 @@ void check_watchdog(model *m)
 	}
 	strbuf msg = { 0 };
 	/* one group per collective: "ranks 1-3 timed out in ALLREDUCE SeqNum=19" */
-	intset done = { 0 };
-	int ngroups = 0, big = -1;
+	wdgroups g;
+	wd_group(m, &timed, &g);
+	int ngroups = 0, big = -1, bigop = -1;
 	size_t bign = 0;
 	for (size_t a = 0; a < timed.n; a++) {
-		const wdog *x = &m->wd[timed.v[a]];
-		if (intset_has(&done, (int)a))
+		if (g.lead[a] != a)
 			continue;
-		intset ranks = { 0 };
-		size_t cnt = 0;
-		for (size_t b = a; b < timed.n; b++) {
-			const wdog *y = &m->wd[timed.v[b]];
-			if (!intset_has(&done, (int)b) && same_collective(x, y)) {
-				intset_add(&done, (int)b);
-				int r = wd_rank(m, y);
-				if (r >= 0)
-					intset_add(&ranks, r);
-				cnt++;
-			}
-		}
+		const wdog *x = &m->wd[timed.v[a]];
+		size_t cnt = g.count[a];
 		/* the largest group is the collective most ranks are in; on a tie,
 		 * the one furthest on: the rank behind is the odd one */
 		if (cnt > bign || (cnt == bign && big >= 0 && x->seq > m->wd[big].seq)) {
 			bign = cnt;
 			big = timed.v[a];
+			bigop = g.op[a];
 		}
 		if (ngroups++)
 			sb_adds(&msg, "; ");
+		/* past what a finding keeps of its message, only the count goes on */
+		if (msg.n > FINDING_MAX_TEXT)
+			continue;
+		int *rv = xmalloc(cnt * sizeof *rv);
+		size_t nr = 0;
+		for (size_t j = 0; j < cnt; j++) {
+			int r = wd_rank(m, &m->wd[timed.v[g.member[g.start[a] + j]]]);
+			if (r >= 0)
+				rv[nr++] = r;
+		}
+		intset ranks = { 0 };
+		intset_build(&ranks, rv, nr);
+		free(rv);
 		if (ranks.n) {
 			sb_adds(&msg, ranks.n == 1 ? "rank " : "ranks ");
 			ranges_format(&msg, ranks.v, ranks.n);
 			sb_adds(&msg, " ");
 		}
 		sb_adds(&msg, "timed out");
-		int op = group_op(m, &timed, x);
-		if (op >= 0)
-			sb_printf(&msg, " in %s", intern_str(&m->str, op));
+		if (g.op[a] >= 0)
+			sb_printf(&msg, " in %s", intern_str(&m->str, g.op[a]));
 		if (x->seq >= 0)
 			sb_printf(&msg, " SeqNum=%ld", x->seq);
 		if (x->timeout_ms > 0)
 			sb_printf(&msg, " after %ld ms", x->timeout_ms);
 		intset_free(&ranks);
 	}
+	wd_groups_free(&g);
 	check_p2p_hang(m, &timed);
 	finding *f = job_finding(m, "watchdog-timeout", NULL, SEV_ERROR, msg.p,
 				  "a collective never completed: find the rank that did not join it (see straggler "
@@ -431,7 +522,7 @@ void check_watchdog(model *m)
 	/* desync: the ranks outside the largest group */
 	if (ngroups > 1 && big >= 0) {
 		const wdog *maj = &m->wd[big];
-		int majop = group_op(m, &timed, maj);
+		int majop = bigop;
 		intset odd = { 0 }, oddp = { 0 };
 		strbuf dm = { 0 };
 		for (size_t i = 0; i < timed.n; i++) {
@@ -466,7 +557,6 @@ void check_watchdog(model *m)
 	}
 	check_straggler(m, big >= 0 ? m->wd[big].seq : -1);
 	intset_free(&timed);
-	intset_free(&done);
 }
 
 /* The newest line of p that the model kept a copy of: the evidence of a

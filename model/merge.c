@@ -277,6 +277,7 @@ void model_merge(model *dst, const model *src)
 		}
 		r.proc[i] = d;
 		proc_merge(&dst->procs[d], sp, &r);
+		model_proc_keyed(dst, d);
 	}
 	for (size_t i = 0; i < src->ncomms; i++) {
 		const comm *sc = &src->comms[i];

@@ -231,19 +231,32 @@ static void stream_set(model *m, int file, int tag, int pi)
 	*s = (stream){ file, tag, pi };
 }
 
-/* The processes of each input in creation order, a chain through next[]
- * with its ends in a hash on the input: a guess looks at the processes of
- * its own file, not at every process of the job. Processes never change
- * their input, so the index only grows, up to the processes made so far. */
+/* What model_guess_proc asks of the processes, indexed so that a guess
+ * costs a few probes whatever their number: the processes of NCCL's
+ * prefix (with a pid) of each input, in creation order, and the same by
+ * (input, rank or launcher rank). Processes never change their input; a
+ * process that gets its pid, rank or launcher rank after it was indexed
+ * is told by model_proc_keyed. */
+struct pislot {
+	int file;     /* -1: empty */
+	intset real;  /* its processes with a pid */
+};
+struct prslot {
+	int file, val; /* file -1: empty */
+	intset procs;  /* processes of file whose rank or launcher rank is val */
+};
 typedef struct procidx {
-	int *next;
-	size_t nextcap, indexed;
-	struct pislot { int file, first, last; } *slot; /* file -1 = empty */
-	size_t slotcap, nslots;                          /* a power of two */
+	size_t indexed;
+	struct pislot *slot; /* file -1 = empty */
+	size_t slotcap, nslots; /* a power of two */
+	struct prslot *rk;
+	size_t rkcap, nrk, rklive; /* slots used (with emptied sets), sets not empty */
+	int *ix;              /* [2 * proc]: the rank and launcher rank it is indexed under; -2: no pid */
+	size_t ixcap;
 	/* and NCCL's processes by (host, pid): proc -1 = empty */
 	struct pkslot { int host, proc; long pid; } *key;
 	size_t keycap, nkeys;
-	hashkey hk; /* the model's: pids come from the input */
+	hashkey hk; /* the model's: pids and ranks come from the input */
 } procidx;
 
 static struct pkslot *pkey_slot(const procidx *x, int host, long pid)
@@ -277,7 +290,7 @@ static void pkey_add(procidx *x, const model *m, int pi)
 		*sl = (struct pkslot){ p->host, pi, p->pid };
 }
 
-static struct pislot *pidx_slot(procidx *x, int file)
+static struct pislot *pidx_slot(const procidx *x, int file)
 {
 	size_t i = (size_t)((uint32_t)file * 0x9e3779b9u) & (x->slotcap - 1);
 	while (x->slot[i].file >= 0 && x->slot[i].file != file)
@@ -285,18 +298,122 @@ static struct pislot *pidx_slot(procidx *x, int file)
 	return &x->slot[i];
 }
 
-static void pidx_rehash(procidx *x)
+static struct pislot *pidx_file(procidx *x, int file)
 {
-	struct pislot *old = x->slot;
-	size_t oldcap = x->slotcap;
-	x->slotcap = oldcap ? oldcap * 2 : 64;
-	x->slot = xmalloc(x->slotcap * sizeof *x->slot);
-	for (size_t i = 0; i < x->slotcap; i++)
-		x->slot[i].file = -1;
-	for (size_t i = 0; i < oldcap; i++)
-		if (old[i].file >= 0)
-			*pidx_slot(x, old[i].file) = old[i];
+	if ((x->nslots + 1) * 2 > x->slotcap) {
+		struct pislot *old = x->slot;
+		size_t oldcap = x->slotcap;
+		x->slotcap = oldcap ? oldcap * 2 : 64;
+		x->slot = xmalloc(x->slotcap * sizeof *x->slot);
+		for (size_t i = 0; i < x->slotcap; i++)
+			x->slot[i].file = -1;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].file >= 0)
+				*pidx_slot(x, old[i].file) = old[i];
+		free(old);
+	}
+	struct pislot *sl = pidx_slot(x, file);
+	if (sl->file < 0) {
+		*sl = (struct pislot){ .file = file };
+		x->nslots++;
+	}
+	return sl;
+}
+
+static struct prslot *prank_slot(const procidx *x, int file, int val)
+{
+	size_t i = (size_t)siphash_ints(&x->hk, (uint32_t)file, (uint64_t)(uint32_t)val) & (x->rkcap - 1);
+	while (x->rk[i].file >= 0 && !(x->rk[i].file == file && x->rk[i].val == val))
+		i = (i + 1) & (x->rkcap - 1);
+	return &x->rk[i];
+}
+
+/* The table again, as big as its sets that are not empty need: slots of
+ * emptied sets stay until then, so ranks that keep changing cost no more
+ * than the processes. */
+static void prank_rehash(procidx *x)
+{
+	struct prslot *old = x->rk;
+	size_t oldcap = x->rkcap;
+	x->rkcap = 64;
+	while (x->rkcap < (x->rklive + 1) * 4)
+		x->rkcap *= 2;
+	x->rk = xmalloc(x->rkcap * sizeof *x->rk);
+	for (size_t i = 0; i < x->rkcap; i++)
+		x->rk[i].file = -1;
+	x->nrk = 0;
+	for (size_t i = 0; i < oldcap; i++) {
+		if (old[i].file < 0)
+			continue;
+		if (!old[i].procs.n) {
+			intset_free(&old[i].procs);
+			continue;
+		}
+		*prank_slot(x, old[i].file, old[i].val) = old[i];
+		x->nrk++;
+	}
 	free(old);
+}
+
+static void prank_add(procidx *x, int file, int val, int pi)
+{
+	if ((x->nrk + 1) * 2 > x->rkcap)
+		prank_rehash(x);
+	struct prslot *sl = prank_slot(x, file, val);
+	if (sl->file < 0) {
+		*sl = (struct prslot){ .file = file, .val = val };
+		x->nrk++;
+	}
+	if (!sl->procs.n)
+		x->rklive++;
+	intset_add(&sl->procs, pi);
+}
+
+static void prank_del(procidx *x, int file, int val, int pi)
+{
+	struct prslot *sl = x->rkcap ? prank_slot(x, file, val) : NULL;
+	if (!sl || sl->file < 0)
+		return;
+	size_t n = sl->procs.n;
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (sl->procs.v[mid] < pi)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n || sl->procs.v[lo] != pi)
+		return;
+	memmove(sl->procs.v + lo, sl->procs.v + lo + 1, (n - lo - 1) * sizeof *sl->procs.v);
+	if (!--sl->procs.n)
+		x->rklive--;
+}
+
+/* Indexes procs[pi] as it is now: under its file once it has a pid, and
+ * under its rank and launcher rank there. */
+static void pidx_index(procidx *x, const model *m, int pi)
+{
+	const proc *p = &m->procs[pi];
+	int *ix = &x->ix[2 * (size_t)pi];
+	if (p->pid < 0)
+		return; /* ix[0] stays -2 */
+	if (ix[0] == -2) {
+		intset_add(&pidx_file(x, p->file)->real, pi);
+		pkey_add(x, m, pi);
+		ix[0] = ix[1] = -1;
+	}
+	int now[2] = { p->rank, p->lrank };
+	if (now[0] == ix[0] && now[1] == ix[1])
+		return;
+	for (int k = 0; k < 2; k++)
+		if (ix[k] >= 0 && ix[k] != now[0] && ix[k] != now[1] && (k == 0 || ix[k] != ix[0]))
+			prank_del(x, p->file, ix[k], pi);
+	for (int k = 0; k < 2; k++)
+		if (now[k] >= 0 && now[k] != ix[0] && now[k] != ix[1] && (k == 0 || now[k] != now[0]))
+			prank_add(x, p->file, now[k], pi);
+	ix[0] = now[0];
+	ix[1] = now[1];
 }
 
 static const procidx *pidx_update(model *m)
@@ -307,21 +424,16 @@ static const procidx *pidx_update(model *m)
 	}
 	procidx *x = m->pidx;
 	if (x->indexed < m->nprocs) {
-		grow(&x->next, &x->nextcap, m->nprocs, sizeof *x->next);
+		if (x->ixcap < 2 * m->nprocs) {
+			size_t cap = x->ixcap ? x->ixcap : 64;
+			while (cap < 2 * m->nprocs)
+				cap *= 2;
+			x->ix = xrealloc(x->ix, cap * sizeof *x->ix);
+			x->ixcap = cap;
+		}
 		for (size_t i = x->indexed; i < m->nprocs; i++) {
-			if ((x->nslots + 1) * 2 > x->slotcap)
-				pidx_rehash(x);
-			struct pislot *sl = pidx_slot(x, m->procs[i].file);
-			x->next[i] = -1;
-			if (sl->file < 0) {
-				*sl = (struct pislot){ m->procs[i].file, (int)i, (int)i };
-				x->nslots++;
-			} else {
-				x->next[sl->last] = (int)i;
-				sl->last = (int)i;
-			}
-			if (m->procs[i].pid >= 0)
-				pkey_add(x, m, (int)i);
+			x->ix[2 * i] = x->ix[2 * i + 1] = -2;
+			pidx_index(x, m, (int)i);
 		}
 		x->indexed = m->nprocs;
 	}
@@ -332,8 +444,15 @@ static void pidx_free(struct procidx *x)
 {
 	if (!x)
 		return;
-	free(x->next);
+	for (size_t i = 0; i < x->slotcap; i++)
+		if (x->slot[i].file >= 0)
+			intset_free(&x->slot[i].real);
+	for (size_t i = 0; i < x->rkcap; i++)
+		if (x->rk[i].file >= 0)
+			intset_free(&x->rk[i].procs);
 	free(x->slot);
+	free(x->rk);
+	free(x->ix);
 	free(x->key);
 	free(x);
 }
@@ -349,29 +468,28 @@ int model_proc_find(const model *m, int host, long pid)
 
 void model_proc_keyed(model *m, int pi)
 {
-	if (m->pidx && (size_t)pi < m->pidx->indexed && m->procs[pi].pid >= 0)
-		pkey_add(m->pidx, m, pi);
+	if (m->pidx && (size_t)pi < m->pidx->indexed)
+		pidx_index(m->pidx, m, pi);
 }
 
 int model_guess_proc(const model *m, int file, int lrank, bool untagged)
 {
 	/* the index is a cache: filling it leaves what m says unchanged */
-	procidx *x = (procidx *)pidx_update((model *)m);
-	/* "[rank3]:" lines: the process of that rank in the same file */
-	int only = -1, nreal = 0;
-	const struct pislot *sl = x->slotcap ? pidx_slot(x, file) : NULL;
-	for (int i = sl && sl->file >= 0 ? sl->first : -1; i >= 0; i = x->next[i]) {
-		const proc *q = &m->procs[i];
-		if (q->pid < 0)
-			continue;
-		if (lrank >= 0 && (q->lrank == lrank || q->rank == lrank))
-			return i;
-		only = i;
-		nreal++;
+	const procidx *x = pidx_update((model *)m);
+	/* "[rank3]:" lines: the first process of that rank in the same file */
+	if (lrank >= 0 && x->rkcap) {
+		const struct prslot *rs = prank_slot(x, file, lrank);
+		if (rs->file >= 0 && rs->procs.n)
+			return rs->procs.v[0];
 	}
+	const struct pislot *sl = x->slotcap ? pidx_slot(x, file) : NULL;
+	size_t nreal = sl && sl->file >= 0 ? sl->real.n : 0;
 	/* a per-rank file: its one process, unless that one is known to be another rank */
-	if (nreal == 1 && (lrank < 0 || (m->procs[only].lrank < 0 && m->procs[only].rank < 0)))
-		return only;
+	if (nreal == 1) {
+		int only = sl->real.v[0];
+		if (lrank < 0 || (m->procs[only].lrank < 0 && m->procs[only].rank < 0))
+			return only;
+	}
 	stream *s = untagged ? stream_find((model *)m, file, -1) : NULL;
 	return s ? s->proc : -1;
 }
@@ -516,8 +634,10 @@ void model_record(model *m, int file, uint64_t lineno, uint64_t off, const recor
 	proc *p = &m->procs[pi];
 	p->records++;
 	p->recent[p->nrecent++ % PROC_RECENT] = (lineref){ file, lineno, off };
-	if (r->ln.rank >= 0 && p->lrank < 0)
+	if (r->ln.rank >= 0 && p->lrank < 0) {
 		p->lrank = r->ln.rank;
+		model_proc_keyed(m, pi);
+	}
 	if (r->nccl && r->dev >= 0 && p->dev < 0)
 		p->dev = r->dev;
 	if (r->legacy)
@@ -584,6 +704,7 @@ static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 		p->rank = (int)rank;
 		p->nranks = (int)nranks;
 		p->comm = c ? (int)(c - m->comms) : -1;
+		model_proc_keyed(m, pi);
 		int b = cap_str(m, mt, "busid");
 		if (b >= 0)
 			p->busid = b;
@@ -983,8 +1104,10 @@ static void on_device_row(model *m, const match *mt)
 	if (pi < 0)
 		return;
 	proc *q = &m->procs[pi];
-	if (q->lrank < 0)
+	if (q->lrank < 0) {
 		q->lrank = (int)rank;
+		model_proc_keyed(m, pi);
+	}
 	long dev = cap_long(mt, "dev", -1);
 	if (q->dev < 0 && dev >= 0 && dev < (1 << 20))
 		q->dev = (int)dev;
@@ -1062,6 +1185,7 @@ void model_match(model *m, const match *mt)
 			if (r >= 0 && n > r) {
 				p->rank = (int)r;
 				p->nranks = (int)n;
+				model_proc_keyed(m, pi);
 			}
 		}
 		phase_at_least(m, p, PH_INIT_START);
@@ -1179,6 +1303,7 @@ void model_match(model *m, const match *mt)
 		if (p->rank < 0 && r >= 0 && n > r && n <= (1 << 24)) {
 			p->rank = (int)r;
 			p->nranks = (int)n;
+			model_proc_keyed(m, pi);
 		}
 		p->init_started = p->init_done = true;
 		phase_at_least(m, p, PH_COMPLETE);
@@ -1193,8 +1318,10 @@ void model_match(model *m, const match *mt)
 	case TAG_RANK_OF: {
 		/* a framework saying which rank its process is */
 		long r = cap_long(mt, "rank", -1);
-		if (p->lrank < 0 && r >= 0 && r < (1 << 24))
+		if (p->lrank < 0 && r >= 0 && r < (1 << 24)) {
 			p->lrank = (int)r;
+			model_proc_keyed(m, pi);
+		}
 		break;
 	}
 	case TAG_XID:

@@ -353,7 +353,8 @@ int model_stream_proc(const model *m, int file, int tag);
 void model_stream_set(model *m, int file, int tag, int pi);
 /* The process NCCL's prefix names by host and pid, or -1 (hashed). */
 int model_proc_find(const model *m, int host, long pid);
-/* Says that procs[pi], made before, now has a host and pid of its own. */
+/* Says that procs[pi], made before, now has a host and pid of its own, or
+ * another rank or launcher rank: the lookups above and below index them. */
 void model_proc_keyed(model *m, int pi);
 /* The process a line without NCCL's prefix most likely belongs to, from
  * its launcher rank (-1: none) in the same file; -1 when none fits. */

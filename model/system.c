@@ -561,8 +561,10 @@ void model_take_ncclt(model *m, int file, const ncclt_run *run)
 		if (pi < 0)
 			pi = model_add_proc(m, d->host, d->pid, file);
 		proc *q = &m->procs[pi];
-		if (q->lrank < 0)
+		if (q->lrank < 0) {
 			q->lrank = d->rank;
+			model_proc_keyed(m, pi);
+		}
 		if (q->dev < 0 && d->device >= 0)
 			q->dev = d->device;
 		if (q->busid < 0 && d->bus[0])

@@ -89,46 +89,162 @@ static cJSON *iface_json(const model *m, iface f)
 	return jcstr(intern_str(&m->str, f.name));
 }
 
-cJSON *report_json_doc(const model *m, const report_opts *o)
+/* Where the document goes: into a tree (report_json_doc), or to a stream
+ * one element at a time, as cJSON_Print would format the tree, so that the
+ * report of a job of many ranks, settings and findings never holds its
+ * whole tree (report_json). */
+#define JSINK_DEPTH 8
+typedef struct jsink {
+	FILE *out;                  /* streaming when set */
+	int err;                    /* a write failed */
+	int depth;                  /* containers open */
+	cJSON *tree[JSINK_DEPTH];   /* tree: the open containers */
+	bool array[JSINK_DEPTH];    /* stream: is the open container an array */
+	bool any[JSINK_DEPTH];      /* stream: has it a member yet */
+	cJSON *root;                /* tree: the document */
+} jsink;
+
+static void js_write(jsink *s, const char *p)
 {
-	cJSON *doc = cJSON_CreateObject();
-	add_str(doc, "tool", "ncclog");
-	add_str(doc, "version", o->version);
-	cJSON *in = cJSON_AddArrayToObject(doc, "inputs");
+	if (fputs(p, s->out) < 0)
+		s->err = 1;
+}
+
+static void js_tabs(jsink *s, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (fputc('\t', s->out) == EOF)
+			s->err = 1;
+}
+
+/* Stream: what goes before a member of the open container: its separator
+ * and, in an object, its indentation and key. */
+static void js_lead(jsink *s, const char *key)
+{
+	int d = s->depth - 1;
+	if (d < 0)
+		return;
+	if (s->array[d]) {
+		if (s->any[d])
+			js_write(s, ", ");
+	} else {
+		js_write(s, s->any[d] ? ",\n" : "");
+		js_tabs(s, s->depth);
+		js_write(s, "\"");
+		js_write(s, key);
+		js_write(s, "\":\t");
+	}
+	s->any[d] = true;
+}
+
+/* Adds item (taken over) as key of the open object, or to the open array. */
+static void js_put(jsink *s, const char *key, cJSON *item)
+{
+	if (!s->out) {
+		cJSON *parent = s->tree[s->depth - 1];
+		if (cJSON_IsArray(parent))
+			cJSON_AddItemToArray(parent, item);
+		else
+			cJSON_AddItemToObject(parent, key, item);
+		return;
+	}
+	js_lead(s, key);
+	char *txt = cJSON_Print(item);
+	cJSON_Delete(item);
+	if (!txt) {
+		s->err = 1;
+		return;
+	}
+	/* printed alone its lines are indented from 0: shift them to here */
+	for (char *p = txt, *nl; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl) {
+			js_write(s, p);
+			break;
+		}
+		if (fwrite(p, 1, (size_t)(nl - p + 1), s->out) != (size_t)(nl - p + 1))
+			s->err = 1;
+		js_tabs(s, s->depth);
+	}
+	free(txt);
+}
+
+/* Opens an object or array as key of the open object (or in the open
+ * array, or as the document); js_close closes it. */
+static void js_open(jsink *s, const char *key, bool array)
+{
+	if (!s->out) {
+		cJSON *c = array ? cJSON_CreateArray() : cJSON_CreateObject();
+		if (s->depth)
+			js_put(s, key, c);
+		else
+			s->root = c;
+		s->tree[s->depth++] = c;
+		return;
+	}
+	js_lead(s, key);
+	js_write(s, array ? "[" : "{\n");
+	s->array[s->depth] = array;
+	s->any[s->depth] = false;
+	s->depth++;
+}
+
+static void js_close(jsink *s)
+{
+	s->depth--;
+	if (!s->out)
+		return;
+	if (s->array[s->depth]) {
+		js_write(s, "]");
+		return;
+	}
+	if (s->any[s->depth])
+		js_write(s, "\n");
+	js_tabs(s, s->depth);
+	js_write(s, "}");
+}
+
+static void json_walk(jsink *s, const model *m, const report_opts *o)
+{
+	js_open(s, NULL, false);
+	js_put(s, "tool", jcstr("ncclog"));
+	js_put(s, "version", jcstr(o->version));
+	js_open(s, "inputs", true);
 	for (size_t i = 0; i < m->nin; i++) {
 		cJSON *e = cJSON_CreateObject();
 		add_str(e, "file", m->in[i].name);
 		cJSON_AddNumberToObject(e, "lines", (double)m->in[i].lines);
 		cJSON_AddNumberToObject(e, "bytes", (double)m->in[i].bytes);
-		cJSON_AddItemToArray(in, e);
+		js_put(s, NULL, e);
 	}
+	js_close(s);
 	jobinfo j;
 	model_jobinfo(m, &j);
-	cJSON *job = cJSON_AddObjectToObject(doc, "job");
-	if (j.nranks)
-		cJSON_AddNumberToObject(job, "nranks", j.nranks);
-	else
-		cJSON_AddNullToObject(job, "nranks");
-	cJSON_AddNumberToObject(job, "ranks_seen", j.ranks_seen);
-	cJSON *hosts = cJSON_AddArrayToObject(job, "hosts");
+	js_open(s, "job", false);
+	js_put(s, "nranks", j.nranks ? cJSON_CreateNumber(j.nranks) : cJSON_CreateNull());
+	js_put(s, "ranks_seen", cJSON_CreateNumber(j.ranks_seen));
+	js_open(s, "hosts", true);
 	for (size_t i = 0; i < j.hosts.n; i++)
-		cJSON_AddItemToArray(hosts, jcstr(intern_str(&m->str, j.hosts.v[i])));
-	cJSON *vers = cJSON_AddArrayToObject(job, "nccl_versions");
+		js_put(s, NULL, jcstr(intern_str(&m->str, j.hosts.v[i])));
+	js_close(s);
+	js_open(s, "nccl_versions", true);
 	for (size_t i = 0; i < j.versions.n; i++)
-		cJSON_AddItemToArray(vers, jcstr(intern_str(&m->str, j.versions.v[i])));
+		js_put(s, NULL, jcstr(intern_str(&m->str, j.versions.v[i])));
+	js_close(s);
 	if (j.driver)
-		cJSON_AddNumberToObject(job, "cuda_driver", (double)j.driver);
-	cJSON *comms = cJSON_AddArrayToObject(job, "communicators");
+		js_put(s, "cuda_driver", cJSON_CreateNumber((double)j.driver));
+	js_open(s, "communicators", true);
 	for (size_t i = 0; i < m->ncomms; i++) {
 		cJSON *c = cJSON_CreateObject();
 		cJSON_AddNumberToObject(c, "nranks", m->comms[i].nranks);
 		cJSON_AddNumberToObject(c, "ranks_seen", m->comms[i].nseen);
 		cJSON_AddNumberToObject(c, "ranks_complete", m->comms[i].ndone);
-		cJSON_AddItemToArray(comms, c);
+		js_put(s, NULL, c);
 	}
+	js_close(s);
 	hostlink *links;
 	size_t nl = model_hostlinks(m, &links);
-	cJSON *tr = cJSON_AddArrayToObject(job, "transports");
+	js_open(s, "transports", true);
 	for (size_t i = 0; i < nl; i++) {
 		cJSON *t = cJSON_CreateObject();
 		cJSON *hs = cJSON_AddArrayToObject(t, "hosts");
@@ -138,10 +254,11 @@ cJSON *report_json_doc(const model *m, const report_opts *o)
 		transport_str(links[i].via, &v);
 		add_str(t, "via", v.p ? v.p : "");
 		sb_free(&v);
-		cJSON_AddItemToArray(tr, t);
+		js_put(s, NULL, t);
 	}
+	js_close(s);
 	free(links);
-	cJSON *env = cJSON_AddArrayToObject(job, "env");
+	js_open(s, "env", true);
 	for (size_t i = 0; i < m->nenv; i++) {
 		cJSON *e = cJSON_CreateObject();
 		add_str(e, "name", intern_str(&m->str, m->env[i].var));
@@ -151,11 +268,12 @@ cJSON *report_json_doc(const model *m, const report_opts *o)
 			cJSON_AddNumberToObject(e, "rank", r);
 		if (model_host(m, m->env[i].proc))
 			add_str(e, "host", model_host(m, m->env[i].proc));
-		cJSON_AddItemToArray(env, e);
+		js_put(s, NULL, e);
 	}
+	js_close(s);
 	int ff = model_first_failure(m);
 	if (ff >= 0) {
-		cJSON *f = cJSON_AddObjectToObject(job, "first_failure");
+		cJSON *f = cJSON_CreateObject();
 		int r = model_proc_rank(m, ff);
 		if (r >= 0)
 			cJSON_AddNumberToObject(f, "rank", r);
@@ -163,9 +281,11 @@ cJSON *report_json_doc(const model *m, const report_opts *o)
 			add_str(f, "host", model_host(m, ff));
 		add_str(f, "file", m->in[m->procs[ff].ev_warn.file].name);
 		cJSON_AddNumberToObject(f, "line", (double)m->procs[ff].ev_warn.line);
+		js_put(s, "first_failure", f);
 	}
+	js_close(s);
 	jobinfo_free(&j);
-	cJSON *ranks = cJSON_AddArrayToObject(doc, "ranks");
+	js_open(s, "ranks", true);
 	for (size_t i = 0; i < m->nprocs; i++) {
 		const proc *p = &m->procs[i];
 		int r = model_proc_rank(m, (int)i);
@@ -197,11 +317,12 @@ cJSON *report_json_doc(const model *m, const report_opts *o)
 		if (p->version >= 0)
 			add_str(e, "nccl_version", intern_str(&m->str, p->version));
 		add_str(e, "file", m->in[p->file].name);
-		cJSON_AddItemToArray(ranks, e);
+		js_put(s, NULL, e);
 	}
+	js_close(s);
 	verdict v;
 	report_verdict(m, &v);
-	cJSON *vd = cJSON_AddObjectToObject(doc, "verdict");
+	cJSON *vd = cJSON_CreateObject();
 	add_str(vd, "text", v.what.p ? v.what.p : "");
 	if (v.fix.n)
 		add_str(vd, v.proven || !v.root || v.root->severity < SEV_ERROR ? "fix" : "next", v.fix.p);
@@ -211,23 +332,31 @@ cJSON *report_json_doc(const model *m, const report_opts *o)
 	else
 		cJSON_AddNullToObject(vd, "root");
 	verdict_free(&v);
-	cJSON *ra = cJSON_AddArrayToObject(doc, "roots");
+	js_put(s, "verdict", vd);
+	js_open(s, "roots", true);
 	for (size_t i = 0; i < m->fs.n; i++)
 		if (m->fs.v[i].cause < 0 && report_shows(o, &m->fs.v[i]))
-			cJSON_AddItemToArray(ra, jcstr(m->fs.v[i].id));
-	cJSON *fa = cJSON_AddArrayToObject(doc, "findings");
+			js_put(s, NULL, jcstr(m->fs.v[i].id));
+	js_close(s);
+	js_open(s, "findings", true);
 	for (size_t i = 0; i < m->fs.n; i++)
 		if (report_shows(o, &m->fs.v[i]))
-			cJSON_AddItemToArray(fa, finding_json(m, &m->fs.v[i]));
-	return doc;
+			js_put(s, NULL, finding_json(m, &m->fs.v[i]));
+	js_close(s);
+	js_close(s);
+}
+
+cJSON *report_json_doc(const model *m, const report_opts *o)
+{
+	jsink s = { 0 };
+	json_walk(&s, m, o);
+	return s.root;
 }
 
 int report_json(FILE *out, const model *m, const report_opts *o)
 {
-	cJSON *doc = report_json_doc(m, o);
-	char *txt = cJSON_Print(doc);
-	cJSON_Delete(doc);
-	int rc = txt && fputs(txt, out) >= 0 && fputc('\n', out) != EOF ? 0 : -1;
-	free(txt);
-	return rc;
+	jsink s = { .out = out };
+	json_walk(&s, m, o);
+	js_write(&s, "\n");
+	return s.err ? -1 : 0;
 }

@@ -9,6 +9,7 @@ The output is deterministic (a fixed seed). Kinds:
 """
 import argparse
 import random
+import re
 import sys
 
 # Pairs of 6-byte blocks that take FNV-1a (64-bit, the unkeyed hash string
@@ -75,12 +76,67 @@ def ranks(rng):
         r -= 1
 
 
+def tags(rng):
+    """launcher rank tags ([rankN]:) of many processes in one file (which process a line is of)"""
+    i = 0
+    while True:
+        if i < 8192:
+            yield prefix(f"gpu-{i:07d}", 1000 + i) + "cudaDriverVersion 12030"
+        else:
+            yield f"[rank{i}]: RuntimeError: NCCL communicator was aborted on rank {i}."
+        i += 1
+
+
 def watchdog(rng):
     """distinct watchdog ranks of one process"""
     i = 0
     while True:
         yield (f"[rank0]:[E501 12:00:00.000000 4242 ProcessGroupNCCL.cpp:607] [Rank {i}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, "
                f"NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600001 milliseconds before timing out.")
+        i += 1
+
+
+def settings(rng):
+    """environment settings of many processes, each with a value of its own (the report of them)"""
+    i = 0
+    while True:
+        p = i % 8192
+        yield prefix(f"gpu-{p:07d}", 1000 + p) + f"NCCL_V{i // 8192 % 16} set by environment to val{i}."
+        i += 1
+
+
+def job(rng):
+    """a job of 16384 ranks on as many hosts, each host unlike the others (a row and a rank each)"""
+    n = 16384
+    ranks = list(range(n))
+    rng.shuffle(ranks)
+    i = 0
+    while True:
+        p, k = i % n, i // n
+        r = ranks[p]
+        pre = prefix(f"gpu-{p:07d}", 1000 + p)
+        if k == 0:
+            yield pre + f"Bootstrap : Using e{p}:10.0.{p >> 8 & 255}.{p & 255}<0>"
+        elif k == 1:
+            yield pre + f"comm 0x55 rank {r} nranks {n} cudaDev 0 busId 1000 commId 0xabc - Init START"
+        elif k == 2:
+            yield f"gpu-{p:07d}:{1000 + p}:{1000 + p} [0] misc/socket.cc:1 NCCL WARN Net : Connection closed by remote peer"
+        elif k == 3:
+            yield pre + f"NET/Socket : Using [0]e{p}:10.1.{p >> 8 & 255}.{p & 255}<0> [1]f{p}:10.2.{p >> 8 & 255}.{p & 255}<0>"
+        elif k == 4:
+            yield pre + f"NCCL version 2.{p % 30}.3+cuda12.{p % 9}"
+        else:
+            yield pre + f"Channel {k % 32:02d}/0 : {r}[0] -> {(r + 1) % n}[0] via NET/Socket/0"
+        i += 1
+
+
+def commranks(rng):
+    """ranks of many communicators on many processes (rank maps, per-rank rows)"""
+    i = 0
+    while True:
+        p, c = i % 8192, i % 2048
+        yield (prefix(f"gpu-{p:07d}", 1000 + p) + f"comm 0x{c:x} rank {i // 2048} nranks 1048576 cudaDev 0 "
+               f"busId 1000 commId 0x{c:016x} - Init START")
         i += 1
 
 
@@ -100,6 +156,17 @@ def links(rng):
         yield prefix(f"h{h}", 100 + h) + (f"comm 0x{h:x} rank {h} nranks 16777216 cudaDev 0 commId 0x77 - Init START"
                                           if i % 16 == 0 else
                                           f"Channel {i % 16:02d}/0 : {h}[0] -> {(h * 7919 + i) % (h + 1)}[0] via NET/Socket/0")
+        i += 1
+
+
+def collectives(rng):
+    """watchdog reports of many processes, each of a collective of its own (grouping by collective)"""
+    i = 0
+    while True:
+        p = i % 4096
+        yield (f"[rank{p}]:[E501 12:00:00.000000 {1000 + p} ProcessGroupNCCL.cpp:607] [Rank {i // 4096}] Watchdog "
+               f"caught collective operation timeout: WorkNCCL(SeqNum={i}, OpType=ALLREDUCE, NumelIn=1, "
+               f"NumelOut=1, Timeout(ms)=600000) ran for 600001 milliseconds before timing out.")
         i += 1
 
 
@@ -180,8 +247,51 @@ def rules(rng):
         i += 1
 
 
-KINDS = {f.__name__: f for f in (hosts, pids, commids, ranks, watchdog, env, versions, links, collide, ifaces,
+KINDS = {f.__name__: f for f in (hosts, pids, commids, ranks, tags, watchdog, collectives, env, settings, job, commranks, versions, links, collide, ifaces,
                                  intern, findings, warns, evidence, rules)}
+
+
+# What each kind floods, for tests/bounds.py: the caps (MODEL_CAPS in
+# model/model.h) of the collections its keys go into, each with a pattern
+# whose groups, the empty ones left out, are one key; every match in a line
+# is one occurrence of its key. A kind floods what its generator above says;
+# what it touches on the way stays far below any cap at test sizes.
+PROC = r"^([^:\s]+):(\d+):"
+COMM_RANK = r"rank (\d+) nranks \d+ cudaDev \d+ .*?commId (0x[0-9a-f]+)"
+IFACE = r"\](\w+):\d+\.\d+\.\d+\.\d+<"
+FLOODS = {
+    "hosts": [("CAP_PROCS", PROC)],
+    "pids": [("CAP_PROCS", PROC)],
+    "commids": [("CAP_COMMS", r"commId (0x[0-9a-f]+)")],
+    "ranks": [("CAP_COMM_RANKS", COMM_RANK)],
+    "tags": [("CAP_PROCS", PROC), ("CAP_PROCS", r"^\[rank(\d+)\]:")],
+    "watchdog": [("CAP_WATCHDOG", r"\[Rank (\d+)\] Watchdog")],
+    "collectives": [("CAP_WATCHDOG", r"^\[rank(\d+)\]:.*?\[Rank (\d+)\] Watchdog"), ("CAP_PROCS", r"^\[rank(\d+)\]:")],
+    "env": [("CAP_ENV", PROC + r".* (NCCL_\w+) set by environment")],
+    "settings": [("CAP_ENV", PROC + r".* (NCCL_\w+) set by environment"), ("CAP_PROCS", PROC)],
+    "job": [("CAP_PROCS", PROC), ("CAP_COMM_RANKS", COMM_RANK)],
+    "commranks": [("CAP_PROCS", PROC), ("CAP_COMMS", r"commId (0x[0-9a-f]+)"), ("CAP_COMM_RANKS", COMM_RANK)],
+    "versions": [("CAP_PROCS", PROC)],
+    "links": [("CAP_PROCS", PROC), ("CAP_COMM_RANKS", COMM_RANK)],
+    "collide": [("CAP_STRINGS", IFACE)],
+    "ifaces": [("CAP_STRINGS", IFACE)],
+    "intern": [("CAP_STRINGS", r"NCCL version (\S+)|Using network (\S+)|Bootstrap : Using ([^:]+):([\d.]+)<")],
+    "findings": [("CAP_FINDINGS", r"Cuda failure '(.*)'")],
+    # the catch-all lists a number of texts one by one and folds the rest
+    # into one finding that keeps their lines: nothing is dropped
+    "warns": [],
+    "evidence": [("CAP_PROCS", PROC)],
+    "rules": [("CAP_RULES", r'"id": "([^"]+)"')],
+}
+
+
+def keys(kind, lines):
+    """(cap, key) for every key occurrence of FLOODS[kind] in lines"""
+    pats = [(cap, re.compile(pat)) for cap, pat in FLOODS[kind]]
+    for ln in lines:
+        for cap, rx in pats:
+            for m in rx.finditer(ln):
+                yield cap, tuple(g for g in m.groups() if g)
 
 
 def write(kind, size, out):
