@@ -244,7 +244,7 @@ static double jnum(const cJSON *o, const char *key, double dflt)
 static double jint(const cJSON *o, const char *key, double dflt, double lo, double hi)
 {
 	double d = jnum(o, key, dflt);
-	return d >= lo && d <= hi && d == floor(d) ? d : dflt;
+	return d >= lo && d <= hi && d == (double)(long long)d ? d : dflt;
 }
 
 static void jstr(const cJSON *o, const char *key, char *dst, size_t cap)
