@@ -11,7 +11,8 @@ input-cap-reached finding names (what was dropped, "-" when none).
 
 The distinct keys of a large input are estimated: the keys per byte of a
 1 MB sample (crafted.FLOODS), times the size, and no more than a kind can
-make (collide: 2^18 names).
+make (collide: 2^18 names, job: 16384 ranks, settings: 8192 processes
+times 16 variables).
 
 usage: bounds.py NCCLOG [--kinds hosts,pids,...] [--keys 1e7] [--max-mb 1024]
                  [--tmp DIR] [--small-only] [--markdown]
@@ -24,11 +25,12 @@ import crafted  # noqa: E402
 
 TIME = "/usr/bin/time"
 SMALL_MB = 5
-# what a kind cannot go past, whatever its size
-MAX_KEYS = {"collide": 1 << 18}
-# a rule file is parsed whole (it is configuration, not a log): its memory
-# grows with its size, so it is not made larger than this
-RULES_MAX_MB = 64
+# what a kind cannot go past, whatever its size: the names its blocks
+# make, the ranks of its job, its processes times their settings
+MAX_KEYS = {"collide": 1 << 18, "job": 16384, "settings": 8192 * 16}
+# a rule file is read whole (it is configuration, not a log), and refused
+# past 64 MB: its memory grows with its size up to there
+RULES_MAX_MB = 63
 
 
 def keys_per_mb(kind):
