@@ -178,6 +178,24 @@ static const char *template_check(const char *tpl, const rule *r, char *buf, siz
 	return NULL;
 }
 
+/* Maps the rule's captures to the slots of the names readers ask for by a
+ * constant, in name-table order (the order match_get reads them in). */
+static void map_slots(rule *r)
+{
+#define X(e, s) s,
+	static const char *const names[CAPT_COUNT] = { RULE_CAPTURES(X) };
+#undef X
+	memset(r->slot, -1, sizeof r->slot);
+	memset(r->next, -1, sizeof r->next);
+	for (int i = r->ncaps - 1; i >= 0; i--)
+		for (int k = 0; k < CAPT_COUNT; k++)
+			if (strcmp(r->capname[i], names[k]) == 0) {
+				r->next[i] = r->slot[k];
+				r->slot[k] = (signed char)i;
+				break;
+			}
+}
+
 static int compile_pattern(loadctx *lc, rule *r, const char *pat)
 {
 	int code;
@@ -208,6 +226,7 @@ static int compile_pattern(loadctx *lc, rule *r, const char *pat)
 		r->capname[r->ncaps] = xstrdup((const char *)e + 2);
 		r->ncaps++;
 	}
+	map_slots(r);
 	/* Lint: a greedy catch-all before a capture scans the whole line, then backtracks. */
 	if (strstr(pat, ".*(?<") || strstr(pat, ".+(?<") || strncmp(pat, ".*", 2) == 0)
 		return fail_field(lc, "pattern", "pattern: a greedy .* before a capture; anchor the capture on a literal");
@@ -748,6 +767,15 @@ slice match_get(const match *m, const char *name)
 	/* (?J) patterns may repeat a name: the group that took part wins */
 	for (int i = 0; i < m->ncaps; i++)
 		if (m->caps[i].v.p && strcmp(m->caps[i].name, name) == 0)
+			return m->caps[i].v;
+	return SLICE_NONE;
+}
+
+slice match_cap(const match *m, enum rule_capture c)
+{
+	/* (?J) patterns may repeat a name: the group that took part wins */
+	for (int i = m->r->slot[c]; i >= 0; i = m->r->next[i])
+		if (m->caps[i].v.p)
 			return m->caps[i].v;
 	return SLICE_NONE;
 }
