@@ -256,7 +256,7 @@ static void segment(pipeline *p, const line *l, slice seg, bool whole, slice pre
 			p->prev_no = l->no;
 			p->prev_off = l->off;
 			/* the splitter's carry buffer is reused before the chunk ends */
-			if (seg.p >= p->ls.carry && seg.p < p->ls.carry + p->ls.max) {
+			if (p->ls.carry && seg.p >= p->ls.carry && seg.p < p->ls.carry + p->ls.carrycap) {
 				memcpy(p->prevbuf, seg.p, seg.n);
 				p->prev.p = p->prevbuf;
 			}
