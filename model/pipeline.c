@@ -27,7 +27,9 @@ void pipeline_begin_at(pipeline *p, model *m, ruleset *rs, int file, uint64_t fi
 	linesplit_init(&p->ls, PIPELINE_MAX_LINE);
 	p->ls.lineno = first_line - 1;
 	p->ls.pos = first_off;
-	p->j = xcalloc(1, sizeof *p->j);
+	/* not cleared: the joiner reads only what it was given (8 KiB a file) */
+	p->j = xmalloc(sizeof *p->j);
+	join_reset(p->j);
 	p->prevbuf = xmalloc(JOIN_MAX_BYTES);
 	/* the rules that did not load are a cap the report names too */
 	if (rs->dropped > m->dropped[CAP_RULES])
