@@ -41,6 +41,7 @@ typedef struct rule {
 	char **gates;
 	size_t ngates;
 	pcre2_code *re;
+	bool jit;           /* re is JIT-compiled: matched through pcre2_jit_match */
 	char *finding;      /* finding id it reports, or NULL */
 	enum severity severity;
 	char *title;        /* for ids that the catalog does not know */
