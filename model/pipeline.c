@@ -61,7 +61,8 @@ static void on_found(void *ctx, int val, size_t start, size_t len, size_t at)
 		cs->lossy = at;
 		return;
 	}
-	grow(&cs->v, &cs->cap, cs->n, sizeof *cs->v);
+	if (cs->n == cs->cap) /* grow() is a call: most hits find room */
+		grow(&cs->v, &cs->cap, cs->n, sizeof *cs->v);
 	cs->v[cs->n++] = (gatefound){ val, start, len, at };
 }
 
@@ -90,7 +91,8 @@ static size_t gate_line(pipeline *p, slice seg)
 	for (size_t i = cs->first; i < cs->n && cs->v[i].at < se; i++) {
 		const gatefound *f = &cs->v[i];
 		if (f->start >= ss && f->start + f->len <= se) {
-			grow(&cs->vals, &cs->valcap, nv, sizeof *cs->vals);
+			if (nv == cs->valcap)
+				grow(&cs->vals, &cs->valcap, nv, sizeof *cs->vals);
 			cs->vals[nv++] = f->val;
 		}
 	}
