@@ -94,6 +94,22 @@ static int read_part(item *it, ruleset *rs)
 	return rc;
 }
 
+/* Reads one item into its own model (called without the lock). */
+static void item_read(const pool *p, item *it, ruleset *rs)
+{
+	model_like(&it->m, p->proto);
+	it->rc = it->part ? read_part(it, rs) : input_read_into(it->path, it->file, &it->m, rs, NULL, &it->err);
+}
+
+/* The next item to read, or NULL when the window is full or all are
+ * taken (called with the lock held). */
+static item *item_take(pool *p)
+{
+	if (p->next >= p->n || p->next >= p->merged + p->window)
+		return NULL;
+	return &p->items[p->next++];
+}
+
 static void *worker(void *arg)
 {
 	pool *p = arg;
@@ -101,17 +117,16 @@ static void *worker(void *arg)
 	ruleset_clone(&rs, p->rs);
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
-		while (p->next < p->n && p->next >= p->merged + p->window) {
+		item *it;
+		while (!(it = item_take(p)) && p->next < p->n) {
 			p->idle++;
 			pthread_cond_wait(&p->workers, &p->mu);
 			p->idle--;
 		}
-		if (p->next >= p->n)
+		if (!it)
 			break;
-		item *it = &p->items[p->next++];
 		pthread_mutex_unlock(&p->mu);
-		model_like(&it->m, p->proto);
-		it->rc = it->part ? read_part(it, &rs) : input_read_into(it->path, it->file, &it->m, &rs, NULL, &it->err);
+		item_read(p, it, &rs);
 		pthread_mutex_lock(&p->mu);
 		it->done = true;
 		if (p->wanted == (size_t)(it - p->items))
@@ -286,16 +301,32 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.merger, NULL);
 	pthread_cond_init(&p.workers, NULL);
-	pthread_t *t = xcalloc((size_t)jobs, sizeof *t);
-	for (int k = 0; k < jobs; k++)
+	/* The merging thread reads too, whenever the item it merges next is
+	 * not done: jobs threads in all, and it sleeps only when there is
+	 * nothing left to take (a wake-up for every small file was a context
+	 * switch or two each). */
+	ruleset own;
+	ruleset_clone(&own, rs);
+	int nworkers = jobs - 1;
+	pthread_t *t = xcalloc((size_t)nworkers, sizeof *t);
+	for (int k = 0; k < nworkers; k++)
 		pthread_create(&t[k], NULL, worker, &p);
 	int last_failed = -1;
 	for (size_t i = 0; i < nitems; i++) {
 		pthread_mutex_lock(&p.mu);
-		p.wanted = i;
-		while (!items[i].done)
+		while (!items[i].done) {
+			item *mine = item_take(&p);
+			if (mine) {
+				pthread_mutex_unlock(&p.mu);
+				item_read(&p, mine, &own);
+				pthread_mutex_lock(&p.mu);
+				mine->done = true;
+				continue;
+			}
+			p.wanted = i;
 			pthread_cond_wait(&p.merger, &p.mu);
-		p.wanted = SIZE_MAX;
+			p.wanted = SIZE_MAX;
+		}
 		pthread_mutex_unlock(&p.mu);
 		item *it = &items[i];
 		/* one message per input, even when several of its parts fail */
@@ -312,8 +343,10 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 			pthread_cond_broadcast(&p.workers);
 		pthread_mutex_unlock(&p.mu);
 	}
-	for (int k = 0; k < jobs; k++)
+	for (int k = 0; k < nworkers; k++)
 		pthread_join(t[k], NULL);
+	ruleset_absorb(rs, &own);
+	ruleset_free(&own);
 	pthread_mutex_destroy(&p.mu);
 	pthread_cond_destroy(&p.merger);
 	pthread_cond_destroy(&p.workers);

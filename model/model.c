@@ -657,15 +657,15 @@ void model_record(model *m, int file, uint64_t lineno, uint64_t off, const recor
 
 /* ---- tag handlers ---- */
 
-static long cap_long(const match *mt, const char *name, long dflt)
+static long cap_long(const match *mt, enum rule_capture c, long dflt)
 {
 	long v;
-	return slice_to_long(match_get(mt, name), &v) ? v : dflt;
+	return slice_to_long(match_cap(mt, c), &v) ? v : dflt;
 }
 
-static int cap_str(model *m, const match *mt, const char *name)
+static int cap_str(model *m, const match *mt, enum rule_capture c)
 {
-	slice s = match_get(mt, name);
+	slice s = match_cap(mt, c);
 	return s.n ? intern_get(&m->str, s) : -1;
 }
 
@@ -680,10 +680,10 @@ static void phase_at_least(model *m, proc *p, enum phase ph)
 
 static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 {
-	long rank = cap_long(mt, "rank", -1), nranks = cap_long(mt, "nranks", -1);
+	long rank = cap_long(mt, CAPT_RANK, -1), nranks = cap_long(mt, CAPT_NRANKS, -1);
 	if (rank < 0 || nranks <= 0 || rank >= nranks || nranks > (1 << 24))
 		return;
-	slice commid = match_get(mt, "commid");
+	slice commid = match_cap(mt, CAPT_COMMID);
 	char key[32];
 	int k;
 	if (commid.n) {
@@ -692,7 +692,7 @@ static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 		snprintf(key, sizeof key, "n%ld", nranks);
 		k = intern_get(&m->str, slice_from(key));
 	}
-	slice state = match_get(mt, "state");
+	slice state = match_cap(mt, CAPT_STATE);
 	bool complete = slice_eq_str(state, "COMPLETE");
 	comm *c = k >= 0 ? model_comm_get(m, k, (int)nranks) : NULL;
 	if (c) {
@@ -705,10 +705,10 @@ static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 		p->nranks = (int)nranks;
 		p->comm = c ? (int)(c - m->comms) : -1;
 		model_proc_keyed(m, pi);
-		int b = cap_str(m, mt, "busid");
+		int b = cap_str(m, mt, CAPT_BUSID);
 		if (b >= 0)
 			p->busid = b;
-		long dev = cap_long(mt, "dev", -1);
+		long dev = cap_long(mt, CAPT_DEV, -1);
 		if (dev >= 0)
 			p->dev = (int)dev;
 	}
@@ -798,7 +798,7 @@ static void on_transport(proc *p, slice via, long from, long to)
 
 static void on_version(model *m, proc *p, const match *mt)
 {
-	slice v = match_get(mt, "version");
+	slice v = match_cap(mt, CAPT_VERSION);
 	if (!v.n)
 		return;
 	size_t n = 0;
@@ -859,15 +859,15 @@ static wdog *wdog_get(model *m, int pi, int pgrank)
  * completed N-1; finished N is both N. */
 static void on_desync_state(model *m, int pi, const match *mt)
 {
-	long done = cap_long(mt, "done", -2);
+	long done = cap_long(mt, CAPT_DONE, -2);
 	if (done >= 0) {
-		wdog *w = wdog_get(m, pi, (int)cap_long(mt, "rank", -1));
+		wdog *w = wdog_get(m, pi, (int)cap_long(mt, CAPT_RANK, -1));
 		w->last_enq = w->last_enq > done ? w->last_enq : done;
 		w->last_done = w->last_done > done ? w->last_done : done;
 		return;
 	}
-	long seq = cap_long(mt, "seq", -2);
-	slice ranks = match_get(mt, "ranks");
+	long seq = cap_long(mt, CAPT_SEQ, -2);
+	slice ranks = match_cap(mt, CAPT_RANKS);
 	const record *rec = m->cur;
 	if (seq >= 0) {
 		m->snap_seq = seq;
@@ -887,7 +887,7 @@ static void on_desync_state(model *m, int pi, const match *mt)
 	}
 	if (!ranks.n)
 		return;
-	bool started = match_get(mt, "started").n > 0;
+	bool started = match_cap(mt, CAPT_STARTED).n > 0;
 	long enq = m->snap_seq, fin = started ? m->snap_seq - 1 : m->snap_seq;
 	/* "[0, 1, 2]": a bounded list, each rank once */
 	for (size_t i = 0, n = 0; i < ranks.n && n < 4096; n++) {
@@ -911,7 +911,7 @@ static void on_desync_state(model *m, int pi, const match *mt)
 
 static void on_env(model *m, proc *p, int pi, const match *mt)
 {
-	int var = cap_str(m, mt, "var"), val = cap_str(m, mt, "val");
+	int var = cap_str(m, mt, CAPT_VAR), val = cap_str(m, mt, CAPT_VAL);
 	if (var < 0)
 		return;
 	p->nenv++;
@@ -1012,8 +1012,8 @@ static const struct result_id {
 
 static const struct result_id *result_lookup(const match *mt)
 {
-	long code = cap_long(mt, "code", -1);
-	slice name = match_get(mt, "name"), text = match_get(mt, "text");
+	long code = cap_long(mt, CAPT_CODE, -1);
+	slice name = match_cap(mt, CAPT_NAME), text = match_cap(mt, CAPT_TEXT);
 	for (size_t i = 0; i < sizeof results / sizeof results[0]; i++) {
 		if (code == results[i].code)
 			return &results[i];
@@ -1073,11 +1073,11 @@ static void on_finding(model *m, int pi, const match *mt)
 					       .message = msg.p, .hint = hint.p, .title = r->title },
 				  NULL);
 	note_here(m, f, pi);
-	add_rank_list(&m->fs, f, match_get(mt, "ranks"));
+	add_rank_list(&m->fs, f, match_cap(mt, CAPT_RANKS));
 	long pid;
-	if (slice_to_long(match_get(mt, "pid"), &pid) && pid >= 0 && pid <= INT32_MAX)
+	if (slice_to_long(match_cap(mt, CAPT_PID), &pid) && pid >= 0 && pid <= INT32_MAX)
 		findings_add_key(&m->fs, f, &f->pids, (int)pid);
-	slice peer = peer_addr(match_get(mt, "peer"));
+	slice peer = peer_addr(match_cap(mt, CAPT_PEER));
 	int peer_id = peer.n ? intern_get(&m->str, peer) : -1;
 	if (peer_id >= 0)
 		findings_add_key(&m->fs, f, &f->peers, peer_id);
@@ -1090,8 +1090,8 @@ static void on_finding(model *m, int pi, const match *mt)
  * a rank's host, pid, device and bus id, for every rank of the test. */
 static void on_device_row(model *m, const match *mt)
 {
-	slice host = match_get(mt, "host");
-	long pid = cap_long(mt, "pid", -1), rank = cap_long(mt, "rank", -1);
+	slice host = match_cap(mt, CAPT_HOST);
+	long pid = cap_long(mt, CAPT_PID, -1), rank = cap_long(mt, CAPT_RANK, -1);
 	if (!host.n || pid < 0 || rank < 0 || rank >= (1 << 24))
 		return;
 	int h = intern_get(&m->str, host);
@@ -1108,10 +1108,10 @@ static void on_device_row(model *m, const match *mt)
 		q->lrank = (int)rank;
 		model_proc_keyed(m, pi);
 	}
-	long dev = cap_long(mt, "dev", -1);
+	long dev = cap_long(mt, CAPT_DEV, -1);
 	if (q->dev < 0 && dev >= 0 && dev < (1 << 20))
 		q->dev = (int)dev;
-	int b = cap_str(m, mt, "busid");
+	int b = cap_str(m, mt, CAPT_BUSID);
 	if (q->busid < 0 && b >= 0)
 		q->busid = b;
 	system_device_row(m, pi);
@@ -1171,17 +1171,17 @@ void model_match(model *m, const match *mt)
 		on_version(m, p, mt);
 		break;
 	case TAG_DRIVER:
-		p->driver = cap_long(mt, "driver", 0);
+		p->driver = cap_long(mt, CAPT_DRIVER, 0);
 		break;
 	case TAG_COMM_INIT:
 		on_comm_init(m, p, pi, mt);
 		break;
 	case TAG_COMM_INFO: {
-		long nn = cap_long(mt, "nnodes", 0);
+		long nn = cap_long(mt, CAPT_NNODES, 0);
 		if (nn > p->nnodes)
 			p->nnodes = (int)nn;
-		if (p->rank < 0 || cap_long(mt, "nranks", 0) > p->nranks) {
-			long r = cap_long(mt, "rank", -1), n = cap_long(mt, "nranks", -1);
+		if (p->rank < 0 || cap_long(mt, CAPT_NRANKS, 0) > p->nranks) {
+			long r = cap_long(mt, CAPT_RANK, -1), n = cap_long(mt, CAPT_NRANKS, -1);
 			if (r >= 0 && n > r) {
 				p->rank = (int)r;
 				p->nranks = (int)n;
@@ -1195,8 +1195,8 @@ void model_match(model *m, const match *mt)
 		phase_at_least(m, p, PH_TOPOLOGY);
 		break;
 	case TAG_CHANNEL:
-		on_transport(p, match_get(mt, "via"), cap_long(mt, "from", -1), cap_long(mt, "to", -1));
-		if (slice_starts(match_get(mt, "via"), "NET/"))
+		on_transport(p, match_cap(mt, CAPT_VIA), cap_long(mt, CAPT_FROM, -1), cap_long(mt, CAPT_TO, -1));
+		if (slice_starts(match_cap(mt, CAPT_VIA), "NET/"))
 			evref_here(m, &p->ev_netchan);
 		phase_at_least(m, p, PH_CONNECT);
 		break;
@@ -1204,7 +1204,7 @@ void model_match(model *m, const match *mt)
 		phase_at_least(m, p, PH_CONNECTED);
 		break;
 	case TAG_COMM_END:
-		if (slice_eq_str(match_get(mt, "what"), "Abort"))
+		if (slice_eq_str(match_cap(mt, CAPT_WHAT), "Abort"))
 			p->aborted = true;
 		else
 			p->destroyed = true;
@@ -1216,7 +1216,7 @@ void model_match(model *m, const match *mt)
 		/* The first interface bootstraps; NCCL up to 2.7 lists every usable
 		 * one (2.3 one per line), and sockets may use them all. */
 		iface ifs[16];
-		int n = parse_iflist(m, match_get(mt, "list"), ifs, 16);
+		int n = parse_iflist(m, match_cap(mt, CAPT_LIST), ifs, 16);
 		for (int i = 0; i < n; i++) {
 			if (p->boot.name < 0) {
 				p->boot = ifs[i];
@@ -1226,13 +1226,13 @@ void model_match(model *m, const match *mt)
 				evref_here(m, &p->ev_socket);
 			}
 		}
-		p->fmt |= match_get(mt, "space").n ? FMT_BOOT_SPACE : FMT_BOOT_NOSPACE;
+		p->fmt |= match_cap(mt, CAPT_SPACE).n ? FMT_BOOT_SPACE : FMT_BOOT_NOSPACE;
 		phase_at_least(m, p, PH_BOOTSTRAP);
 		break;
 	}
 	case TAG_SOCKET_IFS: {
 		iface ifs[16];
-		int n = parse_iflist(m, match_get(mt, "list"), ifs, 16);
+		int n = parse_iflist(m, match_cap(mt, CAPT_LIST), ifs, 16);
 		for (int i = 0; i < n; i++)
 			add_socket_iface(p, ifs[i]);
 		if (n)
@@ -1241,14 +1241,14 @@ void model_match(model *m, const match *mt)
 	}
 	case TAG_IB_USING: {
 		iface o;
-		if (parse_iflist(m, match_get(mt, "oob"), &o, 1) == 1)
+		if (parse_iflist(m, match_cap(mt, CAPT_OOB), &o, 1) == 1)
 			p->oob = o;
 		evref_here(m, &p->ev_ib);
 		break;
 	}
 	case TAG_NET:
 		if (p->net < 0)
-			p->net = cap_str(m, mt, "net");
+			p->net = cap_str(m, mt, CAPT_NET);
 		evref_here(m, &p->ev_net);
 		break;
 	case TAG_IB_MISSING:
@@ -1258,28 +1258,28 @@ void model_match(model *m, const match *mt)
 		on_result(m, pi, mt);
 		break;
 	case TAG_WATCHDOG: {
-		wdog *w = wdog_get(m, pi, (int)cap_long(mt, "rank", -1));
+		wdog *w = wdog_get(m, pi, (int)cap_long(mt, CAPT_RANK, -1));
 		if (!w)
 			break;
-		long seq = cap_long(mt, "seq", -2);
+		long seq = cap_long(mt, CAPT_SEQ, -2);
 		if (seq >= -1)
 			w->seq = seq;
-		int op = cap_str(m, mt, "op");
+		int op = cap_str(m, mt, CAPT_OP);
 		if (op >= 0)
 			w->op = op;
-		w->timeout_ms = cap_long(mt, "timeout", w->timeout_ms);
+		w->timeout_ms = cap_long(mt, CAPT_TIMEOUT, w->timeout_ms);
 		evref_here(m, &w->ev);
 		break;
 	}
 	case TAG_PG_STATUS: {
-		wdog *w = wdog_get(m, pi, (int)cap_long(mt, "rank", -1));
+		wdog *w = wdog_get(m, pi, (int)cap_long(mt, CAPT_RANK, -1));
 		if (!w)
 			break;
-		long seq = cap_long(mt, "seq", -2);
+		long seq = cap_long(mt, CAPT_SEQ, -2);
 		if (seq >= -1 && w->seq < -1)
 			w->seq = seq;
-		w->last_enq = cap_long(mt, "enq", w->last_enq);
-		w->last_done = cap_long(mt, "done", w->last_done);
+		w->last_enq = cap_long(mt, CAPT_ENQ, w->last_enq);
+		w->last_done = cap_long(mt, CAPT_DONE, w->last_done);
 		evref_here(m, &w->ev);
 		break;
 	}
@@ -1299,7 +1299,7 @@ void model_match(model *m, const match *mt)
 		evref_here(m, &m->ev_killed);
 		break;
 	case TAG_INIT_DONE: {
-		long r = cap_long(mt, "rank", -1), n = cap_long(mt, "nranks", -1);
+		long r = cap_long(mt, CAPT_RANK, -1), n = cap_long(mt, CAPT_NRANKS, -1);
 		if (p->rank < 0 && r >= 0 && n > r && n <= (1 << 24)) {
 			p->rank = (int)r;
 			p->nranks = (int)n;
@@ -1317,7 +1317,7 @@ void model_match(model *m, const match *mt)
 		break;
 	case TAG_RANK_OF: {
 		/* a framework saying which rank its process is */
-		long r = cap_long(mt, "rank", -1);
+		long r = cap_long(mt, CAPT_RANK, -1);
 		if (p->lrank < 0 && r >= 0 && r < (1 << 24)) {
 			p->lrank = (int)r;
 			model_proc_keyed(m, pi);

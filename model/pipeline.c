@@ -27,7 +27,9 @@ void pipeline_begin_at(pipeline *p, model *m, ruleset *rs, int file, uint64_t fi
 	linesplit_init(&p->ls, PIPELINE_MAX_LINE);
 	p->ls.lineno = first_line - 1;
 	p->ls.pos = first_off;
-	p->j = xcalloc(1, sizeof *p->j);
+	/* not cleared: the joiner reads only what it was given (8 KiB a file) */
+	p->j = xmalloc(sizeof *p->j);
+	join_reset(p->j);
 	p->prevbuf = xmalloc(JOIN_MAX_BYTES);
 	/* the rules that did not load are a cap the report names too */
 	if (rs->dropped > m->dropped[CAP_RULES])
@@ -59,7 +61,8 @@ static void on_found(void *ctx, int val, size_t start, size_t len, size_t at)
 		cs->lossy = at;
 		return;
 	}
-	grow(&cs->v, &cs->cap, cs->n, sizeof *cs->v);
+	if (cs->n == cs->cap) /* grow() is a call: most hits find room */
+		grow(&cs->v, &cs->cap, cs->n, sizeof *cs->v);
 	cs->v[cs->n++] = (gatefound){ val, start, len, at };
 }
 
@@ -88,7 +91,8 @@ static size_t gate_line(pipeline *p, slice seg)
 	for (size_t i = cs->first; i < cs->n && cs->v[i].at < se; i++) {
 		const gatefound *f = &cs->v[i];
 		if (f->start >= ss && f->start + f->len <= se) {
-			grow(&cs->vals, &cs->valcap, nv, sizeof *cs->vals);
+			if (nv == cs->valcap)
+				grow(&cs->vals, &cs->valcap, nv, sizeof *cs->vals);
 			cs->vals[nv++] = f->val;
 		}
 	}
@@ -256,7 +260,7 @@ static void segment(pipeline *p, const line *l, slice seg, bool whole, slice pre
 			p->prev_no = l->no;
 			p->prev_off = l->off;
 			/* the splitter's carry buffer is reused before the chunk ends */
-			if (seg.p >= p->ls.carry && seg.p < p->ls.carry + p->ls.max) {
+			if (p->ls.carry && seg.p >= p->ls.carry && seg.p < p->ls.carry + p->ls.carrycap) {
 				memcpy(p->prevbuf, seg.p, seg.n);
 				p->prev.p = p->prevbuf;
 			}

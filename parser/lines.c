@@ -3,11 +3,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The carry is as big as the longest partial line so far, up to the
+ * limit: most inputs are read whole in a chunk or two, and a thread pool
+ * starts a splitter for every small file. */
+#define CARRY_MIN 4096u
+
 void linesplit_init(linesplit *ls, size_t maxline)
 {
 	*ls = (linesplit){ 0 };
 	ls->max = maxline;
-	ls->carry = xmalloc(maxline);
+}
+
+static void carry_room(linesplit *ls, size_t need)
+{
+	if (need <= ls->carrycap)
+		return;
+	size_t cap = ls->carrycap ? ls->carrycap : CARRY_MIN;
+	while (cap < need)
+		cap *= 2;
+	ls->carrycap = cap < ls->max ? cap : ls->max;
+	ls->carry = xrealloc(ls->carry, ls->carrycap);
 }
 
 void linesplit_free(linesplit *ls)
@@ -39,6 +54,7 @@ void linesplit_feed(linesplit *ls, const char *p, size_t n, line_fn fn, void *ct
 				ls->carry_off = ls->pos;
 			size_t room = ls->max - ls->ncarry;
 			size_t take = len < room ? len : room;
+			carry_room(ls, ls->ncarry + take);
 			memcpy(ls->carry + ls->ncarry, p, take);
 			ls->ncarry += take;
 			if (take < len || (!nl && ls->ncarry == ls->max)) {

@@ -17,8 +17,9 @@ typedef struct line {
 typedef void (*line_fn)(void *ctx, const line *l);
 
 typedef struct linesplit {
-	char *carry;
+	char *carry;        /* allocated when a line first spans two chunks */
 	size_t ncarry, max;
+	size_t carrycap;    /* its size, up to max */
 	uint64_t lineno;
 	uint64_t pos;       /* input offset of the next byte fed */
 	uint64_t carry_off; /* input offset of the carried partial line */

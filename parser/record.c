@@ -578,6 +578,23 @@ static bool cursor_back(cursor *c)
 	return true;
 }
 
+/* The digits that end s[0..end): returns where they start, and sets *v to
+ * their value, -1 when there are more than slice_to_long reads (18). */
+static size_t digits_back(slice s, size_t end, long *v)
+{
+	size_t i = end;
+	long val = 0, place = 1;
+	while (i > 0 && is_digit(s.p[i - 1])) {
+		if (end - i < 18) {
+			val += (s.p[i - 1] - '0') * place;
+			place *= 10;
+		}
+		i--;
+	}
+	*v = end - i <= 18 ? val : -1;
+	return i;
+}
+
 /* Walks back from the anchor over [ts] host:pid:tid [dev] site (func). */
 static prefix parse_back(slice s, const anchor *a, record *r)
 {
@@ -618,20 +635,15 @@ static prefix parse_back(slice s, const anchor *a, record *r)
 	slice tok = c.tok;
 	size_t t0 = c.t0;
 	/* host:pid:tid, read from the right: junk may be glued on its left */
-	size_t i = tok.n;
-	size_t tid_end = i;
-	while (i > 0 && is_digit(tok.p[i - 1]))
-		i--;
-	if (i == tid_end || i == 0 || tok.p[i - 1] != ':')
+	long pid, tid;
+	size_t i = digits_back(tok, tok.n, &tid);
+	if (i == tok.n || i == 0 || tok.p[i - 1] != ':')
 		return pf;
-	size_t tid_start = i--;
-	size_t pid_end = i;
-	while (i > 0 && is_digit(tok.p[i - 1]))
-		i--;
+	size_t pid_end = --i;
+	i = digits_back(tok, pid_end, &pid);
 	if (i == pid_end || i == 0 || tok.p[i - 1] != ':')
 		return pf;
-	size_t pid_start = i--;
-	size_t host_end = i;
+	size_t host_end = --i;
 	while (i > 0 && is_host_char(tok.p[i - 1]))
 		i--;
 	if (i == host_end)
@@ -645,9 +657,7 @@ static prefix parse_back(slice s, const anchor *a, record *r)
 	if (d > i && d < host_end && ((tok.p[d] >= 'a' && tok.p[d] <= 'z') || (tok.p[d] >= 'A' && tok.p[d] <= 'Z')) &&
 	    (dot || (i > 0 && tok.p[i - 1] == ':')))
 		i = d;
-	long pid, tid;
-	if (!slice_to_long((slice){ tok.p + pid_start, pid_end - pid_start }, &pid) ||
-	    !slice_to_long((slice){ tok.p + tid_start, tid_end - tid_start }, &tid))
+	if (pid < 0 || tid < 0)
 		return pf;
 	r->host = (slice){ tok.p + i, host_end - i };
 	r->pid = pid;
@@ -768,25 +778,22 @@ size_t record_parse(slice s, record *r)
 	prefix pf = { 0, false };
 	bool found = false;
 	size_t from = line_start;
+	/* each try reads into r; one that does not count leaves r as it was */
 	while (find_anchor(s, from, &a)) {
-		record tmp;
-		record_reset(&tmp, s);
-		pf = parse_back(s, &a, &tmp);
-		if (anchor_valid(s, &a, &pf, &tmp, line_start)) {
-			*r = tmp;
+		pf = parse_back(s, &a, r);
+		if (anchor_valid(s, &a, &pf, r, line_start)) {
 			found = true;
 			break;
 		}
+		record_reset(r, s);
 		from = a.at + 5;
 	}
 	if (!found && find_old_anchor(s, line_start, &a)) {
-		record tmp;
-		record_reset(&tmp, s);
-		pf = parse_back(s, &a, &tmp);
-		if (anchor_valid(s, &a, &pf, &tmp, line_start)) {
-			*r = tmp;
+		pf = parse_back(s, &a, r);
+		if (anchor_valid(s, &a, &pf, r, line_start))
 			found = true;
-		}
+		else
+			record_reset(r, s);
 	}
 	if (found && pf.start > line_start) {
 		/* Text before the record: its own record when it says anything. */
@@ -826,8 +833,7 @@ size_t record_parse(slice s, record *r)
 	anchor b;
 	size_t from2 = a.body;
 	while (find_anchor(s, from2, &b)) {
-		record tmp;
-		record_reset(&tmp, s);
+		record tmp; /* only where its prefix starts counts */
 		prefix pb = parse_back(s, &b, &tmp);
 		if (pb.host_found && pb.start > a.body) {
 			body_end = pb.start;

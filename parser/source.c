@@ -12,7 +12,6 @@
 #include <zstd_errors.h>
 
 #define OUT_CHUNK (256u * 1024u)
-#define IN_CHUNK (64u * 1024u)
 #define PAGE 4096u
 
 struct source {
@@ -22,8 +21,8 @@ struct source {
 	const unsigned char *mem;
 	size_t mem_len, mem_pos;
 	enum source_kind kind;
-	unsigned char *in, *in_mem; /* in: page-aligned inside in_mem */
-	size_t in_len, in_pos; /* bytes read, bytes consumed */
+	unsigned char *in, *in_mem; /* in: page-aligned inside in_mem (a plain input's: out) */
+	size_t in_cap, in_len, in_pos; /* its size, bytes read, bytes consumed */
 	bool eof;
 	char *out;
 	unsigned char *out_mem;
@@ -66,7 +65,7 @@ static int refill(source *s, strbuf *err)
 {
 	if (s->in_pos == s->in_len)
 		s->in_pos = s->in_len = 0;
-	ssize_t n = read_some(s, s->in + s->in_len, IN_CHUNK - s->in_len);
+	ssize_t n = read_some(s, s->in + s->in_len, s->in_cap - s->in_len);
 	if (n < 0)
 		return fail(s, err, strerror(errno));
 	if (n == 0)
@@ -107,8 +106,11 @@ static unsigned char *read_buffer(size_t n, unsigned char **mem)
 
 static source *start(source *s, strbuf *err)
 {
-	s->in = read_buffer(IN_CHUNK, &s->in_mem);
+	/* the first bytes are read where a plain input's chunks go: a plain
+	 * input (most are) takes one buffer, and a small file one read */
 	s->out = (char *)read_buffer(OUT_CHUNK, &s->out_mem);
+	s->in = (unsigned char *)s->out;
+	s->in_cap = OUT_CHUNK;
 	/* a pipe may hand over the magic one byte at a time */
 	while (s->in_len < 4 && !s->eof)
 		if (refill(s, err) != 0) {
@@ -116,6 +118,12 @@ static source *start(source *s, strbuf *err)
 			return NULL;
 		}
 	const unsigned char *b = s->in;
+	if ((s->in_len >= 2 && b[0] == 0x1f && b[1] == 0x8b) || zstd_magic(b, s->in_len)) {
+		/* compressed: what was read is the input, and decoding needs a
+		 * buffer of its own */
+		s->in_mem = s->out_mem;
+		s->out = (char *)read_buffer(OUT_CHUNK, &s->out_mem);
+	}
 	if (s->in_len >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
 		s->kind = SOURCE_GZIP;
 		if (inflateInit2(&s->z, 15 + 16) != Z_OK) {
@@ -157,7 +165,9 @@ source *source_open(const char *path, strbuf *err)
 			close(fd);
 		return NULL;
 	}
-	if (!std) {
+	/* reads of a regular file never wait, O_NONBLOCK or not: two system
+	 * calls a file saved (a job may leave thousands) */
+	if (!std && !(fstat_ok && S_ISREG(st.st_mode))) {
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 		if (fstat_ok && S_ISFIFO(st.st_mode))
 			wait_writer(fd);

@@ -57,8 +57,19 @@ static const unsigned short byte_freq[256] = {
 /* A distinct window, in an open-addressing table on its bytes. */
 typedef struct window {
 	uint32_t key;
-	int head; /* first literal with this window, -1 = empty slot */
+	int head;       /* first literal with this window, -1 = empty slot */
+	uint32_t first; /* its literals: ent[first .. first + n) */
+	uint32_t n;
 } window;
+
+/* A literal as the exact lookup reads it, those of one window side by
+ * side: its first 8 bytes (fewer when shorter) are compared in one load. */
+typedef struct entry {
+	uint64_t head, mask; /* the literal's first bytes; which of 8 they are */
+	const char *lit;
+	uint32_t off, len;   /* where its window is in it; its length */
+	int val;
+} entry;
 
 struct gate {
 	/* nibble tables: bit k set when a bucket-k pair has that nibble */
@@ -69,6 +80,7 @@ struct gate {
 	char **lit;
 	size_t *len, *off; /* literal length; offset of its window in it */
 	int *val, *chain;
+	entry *ent;        /* the literals grouped by window, in chain order */
 	size_t n;
 	bool avx2;
 };
@@ -196,6 +208,40 @@ static int cmp_tri_desc(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+static uint64_t load64(const char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+/* Lays each window's chain of literals out side by side. */
+static void group_windows(gate *g)
+{
+	g->ent = xcalloc(g->n ? g->n : 1, sizeof *g->ent);
+	uint32_t k = 0;
+	for (size_t w = 0; w < g->wincap; w++) {
+		window *s = &g->win[w];
+		if (s->head < 0)
+			continue;
+		s->first = k;
+		for (int i = s->head; i >= 0; i = g->chain[i]) {
+			entry *e = &g->ent[k++];
+			size_t m = g->len[i] < 8 ? g->len[i] : 8;
+			char head[8] = { 0 }, mask[8] = { 0 };
+			memcpy(head, g->lit[i], m);
+			memset(mask, 0xff, m);
+			e->head = load64(head); /* as a load of the text reads them, in any byte order */
+			e->mask = load64(mask);
+			e->lit = g->lit[i];
+			e->off = (uint32_t)g->off[i];
+			e->len = (uint32_t)g->len[i];
+			e->val = g->val[i];
+		}
+		s->n = k - s->first;
+	}
+}
+
 gate *gate_build(const slice *pats, const int *vals, size_t n)
 {
 	gate *g = xcalloc(1, sizeof *g);
@@ -239,6 +285,7 @@ gate *gate_build(const slice *pats, const int *vals, size_t n)
 	qsort(tri, ntri, sizeof *tri, cmp_tri_desc);
 	fill_buckets(g, tri, ntri);
 	free(tri);
+	group_windows(g);
 #if defined(__x86_64__)
 	__builtin_cpu_init();
 	g->avx2 = __builtin_cpu_supports("avx2");
@@ -257,6 +304,7 @@ void gate_free(gate *g)
 	free(g->off);
 	free(g->val);
 	free(g->chain);
+	free(g->ent);
 	free(g->win);
 	free(g);
 }
@@ -275,14 +323,22 @@ static size_t confirm(const gate *g, slice s, size_t pos, gate_at_fn hit, void *
 {
 	const window *w = win_slot(g, load32((const unsigned char *)s.p + pos));
 	size_t hits = 0;
-	for (int i = w->head; i >= 0; i = g->chain[i]) {
-		if (pos < g->off[i])
+	if (w->head < 0)
+		return 0;
+	for (const entry *e = g->ent + w->first, *end = e + w->n; e < end; e++) {
+		if (pos < e->off)
 			continue;
-		size_t start = pos - g->off[i], len = g->len[i];
-		/* the last byte first: literals that share a window seldom share it */
-		if (start + len <= s.n && s.p[start + len - 1] == g->lit[i][len - 1] &&
-		    memcmp(s.p + start, g->lit[i], len) == 0) {
-			hit(ctx, g->val[i], start, g->len[i], pos);
+		size_t start = pos - e->off, len = e->len;
+		if (start + len > s.n)
+			continue;
+		bool same;
+		if (start + 8 <= s.n)
+			same = !((load64(s.p + start) ^ e->head) & e->mask) &&
+			       (len <= 8 || memcmp(s.p + start + 8, e->lit + 8, len - 8) == 0);
+		else
+			same = memcmp(s.p + start, e->lit, len) == 0;
+		if (same) {
+			hit(ctx, e->val, start, len, pos);
 			hits++;
 		}
 	}

@@ -16,6 +16,24 @@
 
 #define RULE_MAX_CAPS 12
 
+/* The capture names the job model reads, each asked for by a constant:
+ * the loader maps every rule's captures to these slots once, so a match
+ * costs no lookup by name. A name not listed is still found by
+ * match_get. */
+#define RULE_CAPTURES(X)                                                                            \
+	X(CAPT_BUSID, "busid") X(CAPT_CODE, "code") X(CAPT_COMMID, "commid") X(CAPT_DEV, "dev")      \
+	X(CAPT_DONE, "done") X(CAPT_DRIVER, "driver") X(CAPT_ENQ, "enq") X(CAPT_FROM, "from")        \
+	X(CAPT_HOST, "host") X(CAPT_LIST, "list") X(CAPT_NAME, "name") X(CAPT_NET, "net")            \
+	X(CAPT_NNODES, "nnodes") X(CAPT_NRANKS, "nranks") X(CAPT_OOB, "oob") X(CAPT_OP, "op")        \
+	X(CAPT_PEER, "peer") X(CAPT_PID, "pid") X(CAPT_RANK, "rank") X(CAPT_RANKS, "ranks")          \
+	X(CAPT_SEQ, "seq") X(CAPT_SPACE, "space") X(CAPT_STARTED, "started") X(CAPT_STATE, "state")  \
+	X(CAPT_TEXT, "text") X(CAPT_TIMEOUT, "timeout") X(CAPT_TO, "to") X(CAPT_VAL, "val")          \
+	X(CAPT_VAR, "var") X(CAPT_VERSION, "version") X(CAPT_VIA, "via") X(CAPT_WHAT, "what")
+
+#define X(e, s) e,
+enum rule_capture { RULE_CAPTURES(X) CAPT_COUNT };
+#undef X
+
 typedef struct rule {
 	char *id;
 	char *src;          /* "file:line" where it is defined */
@@ -23,6 +41,7 @@ typedef struct rule {
 	char **gates;
 	size_t ngates;
 	pcre2_code *re;
+	bool jit;           /* re is JIT-compiled: matched through pcre2_jit_match */
 	char *finding;      /* finding id it reports, or NULL */
 	enum severity severity;
 	char *title;        /* for ids that the catalog does not know */
@@ -35,6 +54,10 @@ typedef struct rule {
 	int ncaps;
 	char *capname[RULE_MAX_CAPS];
 	int capnum[RULE_MAX_CAPS];
+	/* the first capture of each listed name, -1 when none; then the next
+	 * capture of the same name ((?J) patterns repeat names), -1 at the end */
+	signed char slot[CAPT_COUNT];
+	signed char next[RULE_MAX_CAPS];
 } rule;
 
 typedef struct capture {
@@ -122,6 +145,8 @@ void ruleset_match(ruleset *rs, slice text, slice site, enum level lv, void (*fn
 /* Runs one rule over text (for `rules test`); returns true on a match. */
 bool ruleset_match_one(ruleset *rs, size_t ri, slice text, match *m);
 slice match_get(const match *m, const char *name);
+/* The capture of a listed name that took part in the match, or SLICE_NONE. */
+slice match_cap(const match *m, enum rule_capture c);
 /* Renders a template: {name} becomes the capture's text. */
 void template_render(strbuf *b, const char *tpl, const match *m);
 /* Whether a template says something of this match: it names no capture,

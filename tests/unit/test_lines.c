@@ -23,6 +23,28 @@ static void collect(void *ctx, const line *l)
 	s->n++;
 }
 
+/* Lengths of the lines seen, and whether each holds the bytes of the text
+ * it was cut from (a letter a line position advances by one). */
+typedef struct sizes {
+	size_t len[4];
+	bool cut[4], same[4];
+	int n;
+} sizes;
+
+static void measure(void *ctx, const line *l)
+{
+	sizes *z = ctx;
+	if (z->n < 4) {
+		bool same = true;
+		for (size_t i = 1; i < l->text.n; i++)
+			same = same && (l->text.p[i] - 'a' + 26) % 26 == (l->text.p[i - 1] - 'a' + 27) % 26;
+		z->len[z->n] = l->text.n;
+		z->cut[z->n] = l->cut;
+		z->same[z->n] = same;
+	}
+	z->n++;
+}
+
 int main(void)
 {
 	checks cc = { 0 }, *c = &cc;
@@ -64,6 +86,23 @@ int main(void)
 	linesplit_feed(&ls, "\nok\n", 4, collect, &s);
 	CHECK(c, s.n == 2 && s.cut[0] && strcmp(s.text[1], "ok") == 0 && s.no[1] == 2, "long line: %d lines", s.n);
 	CHECK(c, s.off[1] == 100001, "offset after a cut line: %llu", (unsigned long long)s.off[1]);
+	linesplit_free(&ls);
+
+	/* the carry grows with the partial lines it holds, up to the limit:
+	 * a line torn over many chunks comes whole, a longer one is cut there */
+	static char text[100002];
+	for (size_t i = 0; i < sizeof text; i++)
+		text[i] = (char)('a' + i % 26);
+	text[30000] = '\n';
+	text[100001] = '\n';
+	sizes z = { 0 };
+	linesplit_init(&ls, 1 << 16);
+	for (size_t at = 0; at < sizeof text; at += 333)
+		linesplit_feed(&ls, text + at, sizeof text - at < 333 ? sizeof text - at : 333, measure, &z);
+	CHECK(c, z.n == 2, "two lines: %d", z.n);
+	CHECK(c, z.len[0] == 30000 && !z.cut[0] && z.same[0], "a torn line comes whole: %zu bytes", z.len[0]);
+	CHECK(c, z.len[1] == 1 << 16 && z.cut[1] && z.same[1], "a longer one is cut at the limit: %zu bytes", z.len[1]);
+	CHECK(c, ls.carrycap <= 1 << 16, "the carry stays within the limit: %zu", ls.carrycap);
 	linesplit_free(&ls);
 	return check_done(c, "lines");
 }

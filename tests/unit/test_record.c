@@ -48,6 +48,8 @@ static const shape shapes[] = {
 	{ "(head, rank=0, pid=73055) node:1:2 [0] NCCL INFO skypilot", LV_INFO, "node", 1, 0, "", "", "", 0, "skypilot" },
 	{ "\xe2\x94\x82 node-c:9:9 [0] NCCL INFO Using network IB   \xe2\x94\x82", LV_INFO, "node-c", 9, 0, "", "", "", -1, "Using network IB" },
 	{ "    [rank5]:[E ProcessGroupNCCL.cpp:1] boom |", LV_NONE, NULL, -1, -1, "", "", "", 5, "[E ProcessGroupNCCL.cpp:1] boom |" },
+	/* a pid and a tid of up to 18 digits are read (test_long_ids: longer ones) */
+	{ "node:123456789012345678:987654321098765432 [0] NCCL INFO long", LV_INFO, "node", 123456789012345678, 0, "", "", "", -1, "long" },
 };
 
 static void test_shapes(checks *c)
@@ -91,6 +93,28 @@ static void test_glued(checks *c)
 	k += record_parse((slice){ s.p + k, s.n - k }, &r);
 	CHECK(c, r.nccl && r.pid == 27768, "glued record pid %ld", r.pid);
 	CHECK_SLICE(c, r.body, "NET : glued", "glued body");
+}
+
+/* A pid or a tid longer than 18 digits makes no NCCL prefix: its text is a
+ * record of its own, and the rest a record without a host, of the [dev]. */
+static void test_long_ids(checks *c)
+{
+	static const char *const lines[] = {
+		"node:1234567890123456789:1 [0] NCCL INFO longer",
+		"node:1:1234567890123456789 [0] NCCL INFO longer",
+	};
+	for (size_t i = 0; i < 2; i++) {
+		slice s = slice_from(lines[i]);
+		record r;
+		size_t k = record_parse(s, &r);
+		CHECK(c, k == 27 && r.level == LV_NONE && !r.nccl && r.pid == -1, "%s: its own record first (k=%zu)",
+		      lines[i], k);
+		CHECK_SLICE(c, r.body, i ? "node:1:1234567890123456789" : "node:1234567890123456789:1", lines[i]);
+		k += record_parse((slice){ s.p + k, s.n - k }, &r);
+		CHECK(c, k == s.n && r.level == LV_INFO && !r.nccl && r.pid == -1 && r.dev == 0, "%s: then the record",
+		      lines[i]);
+		CHECK_SLICE(c, r.body, "longer", lines[i]);
+	}
 }
 
 /* Text that mentions NCCL levels is not a record. */
@@ -160,6 +184,7 @@ int main(void)
 	checks cc = { 0 }, *c = &cc;
 	test_shapes(c);
 	test_glued(c);
+	test_long_ids(c);
 	test_not_records(c);
 	test_kubectl(c);
 	test_timestamps(c);

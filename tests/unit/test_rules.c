@@ -8,6 +8,20 @@
 #include "../../rules/rules.h"
 #include "check.h"
 
+#define X(e, s) s,
+static const char *const capture_names[CAPT_COUNT] = { RULE_CAPTURES(X) };
+#undef X
+
+/* A capture asked for by its constant is the one match_get finds by name. */
+static void check_slots(checks *c, const rule *r, const match *m, const char *line)
+{
+	for (int k = 0; k < CAPT_COUNT; k++) {
+		slice a = match_cap(m, (enum rule_capture)k), b = match_get(m, capture_names[k]);
+		CHECK(c, a.p == b.p && a.n == b.n, "rule %s, capture %s on '%s': by slot '%.*s', by name '%.*s'", r->id,
+		      capture_names[k], line, (int)a.n, a.p ? a.p : "", (int)b.n, b.p ? b.p : "");
+	}
+}
+
 static void test_shipped(checks *c, const char *dir)
 {
 	catalog cat = { 0 };
@@ -31,6 +45,8 @@ static void test_shipped(checks *c, const char *dir)
 			match m;
 			CHECK(c, gated, "rule %s: its gate misses sample '%s'", r->id, r->samples[k]);
 			CHECK(c, ruleset_match_one(&rs, i, s, &m), "rule %s does not match sample '%s'", r->id, r->samples[k]);
+			if (m.r == r)
+				check_slots(c, r, &m, r->samples[k]);
 		}
 		if (r->finding)
 			CHECK(c, catalog_find(&cat, r->finding) != NULL, "rule %s reports unknown id %s", r->id, r->finding);
@@ -121,6 +137,44 @@ static void test_broken(checks *c)
 	catalog_free(&cat);
 }
 
+/* (?J) patterns repeat a name: by slot, the group that took part wins, as
+ * by name; a name no reader lists has no slot and is found by name. */
+static void test_capture_slots(checks *c)
+{
+	catalog cat = { 0 };
+	ruleset rs;
+	ruleset_init(&rs, &cat, model_tag_names);
+	strbuf err = { 0 };
+	int rc = load_text("{\"rules\": [{\"id\": \"j\", \"gate\": \"rank\", \"tag\": \"rank-of\", \"pattern\": "
+			   "\"(?J)rank (?<rank>\\\\d+) of (?<nranks>\\\\d+)|(?<other>ranks) (?<rank>[a-z]+)\"}]}",
+			   &err, &rs);
+	CHECK(c, rc == 0, "the (?J) rule loads: %s", err.p ? err.p : "");
+	ruleset_finish(&rs);
+	static const struct {
+		const char *line, *rank, *nranks;
+	} cases[] = {
+		{ "rank 3 of 8", "3", "8" },
+		{ "ranks seven", "seven", NULL },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0] && rc == 0; i++) {
+		match m;
+		bool ok = ruleset_match_one(&rs, 0, slice_from(cases[i].line), &m);
+		CHECK(c, ok, "'%s' matches", cases[i].line);
+		if (!ok)
+			continue;
+		slice r = match_cap(&m, CAPT_RANK), n = match_cap(&m, CAPT_NRANKS);
+		CHECK(c, slice_eq_str(r, cases[i].rank), "'%s': rank '%.*s'", cases[i].line, (int)r.n, r.p ? r.p : "");
+		CHECK(c, cases[i].nranks ? slice_eq_str(n, cases[i].nranks) : !n.p, "'%s': nranks '%.*s'", cases[i].line,
+		      (int)n.n, n.p ? n.p : "");
+		CHECK(c, !match_cap(&m, CAPT_PID).p, "'%s': no pid", cases[i].line);
+		slice o = match_get(&m, "other");
+		CHECK(c, i == 0 ? !o.p : slice_eq_str(o, "ranks"), "'%s': other by name", cases[i].line);
+		check_slots(c, &rs.v[0], &m, cases[i].line);
+	}
+	ruleset_free(&rs);
+	sb_free(&err);
+}
+
 static int hits;
 static void on_match(void *ctx, const match *m)
 {
@@ -171,5 +225,6 @@ int main(int argc, char **argv)
 	test_shipped(c, argv[1]);
 	test_broken(c);
 	test_match_limit(c);
+	test_capture_slots(c);
 	return check_done(c, "rules");
 }
