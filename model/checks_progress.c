@@ -221,10 +221,20 @@ out:
 	intset_free(&p2p);
 }
 
+/* A report that says a collective timed out but not which (a line cut
+ * before its WorkNCCL(...), a stack frame of the check that timed out). */
+static bool unknown_collective(const wdog *w)
+{
+	return w->seq == -1 && w->op < 0;
+}
+
 /* Two reports are of one collective when their SeqNum is the same and
- * their OpTypes do not differ (the PG status lines carry no OpType). */
+ * their OpTypes do not differ (the PG status lines carry no OpType); a
+ * report that does not say which collective is of any. */
 static bool same_collective(const wdog *a, const wdog *b)
 {
+	if (unknown_collective(a) || unknown_collective(b))
+		return true;
 	return a->seq == b->seq && (a->op < 0 || b->op < 0 || a->op == b->op);
 }
 
@@ -316,7 +326,7 @@ static void check_straggler(model *m, long stuck)
 		for (size_t i = 0; i < m->nwd; i++) {
 			const wdog *w = &m->wd[i];
 			long v = test == 0 ? w->last_enq : test == 1 ? w->last_done : w->seq;
-			if (v < -1)
+			if (v < -1 || (test == 2 && v < 0))
 				continue;
 			if (lo < -1 || v < lo)
 				lo = v;
@@ -332,7 +342,7 @@ static void check_straggler(model *m, long stuck)
 		for (size_t i = 0; i < m->nwd; i++) {
 			const wdog *w = &m->wd[i];
 			long v = test == 0 ? w->last_enq : test == 1 ? w->last_done : w->seq;
-			if (v < -1 || (test == 0 ? v >= limit : v != lo))
+			if (v < -1 || (test == 2 && v < 0) || (test == 0 ? v >= limit : v != lo))
 				continue;
 			int r = wd_rank(m, w);
 			if (r >= 0)
@@ -375,13 +385,16 @@ void check_watchdog(model *m)
 	intset done = { 0 };
 	int ngroups = 0, big = -1;
 	size_t bign = 0;
-	for (size_t a = 0; a < timed.n; a++) {
+	/* the reports that name their collective make the groups first; the
+	 * others join them */
+	for (size_t k = 0; k < 2 * timed.n; k++) {
+		size_t a = k % timed.n;
 		const wdog *x = &m->wd[timed.v[a]];
-		if (intset_has(&done, (int)a))
+		if (intset_has(&done, (int)a) || unknown_collective(x) != (k >= timed.n))
 			continue;
 		intset ranks = { 0 };
 		size_t cnt = 0;
-		for (size_t b = a; b < timed.n; b++) {
+		for (size_t b = 0; b < timed.n; b++) {
 			const wdog *y = &m->wd[timed.v[b]];
 			if (!intset_has(&done, (int)b) && same_collective(x, y)) {
 				intset_add(&done, (int)b);

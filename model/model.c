@@ -1143,6 +1143,10 @@ void model_match(model *m, const match *mt)
 		int op = cap_str(m, mt, "op");
 		if (op >= 0)
 			w->op = op;
+		/* a report cut before its WorkNCCL(...) still says a collective
+		 * timed out: SeqNum -1, not known */
+		if (seq < -1 && op < 0 && w->seq < -1)
+			w->seq = -1;
 		w->timeout_ms = cap_long(mt, "timeout", w->timeout_ms);
 		evref_here(m, &w->ev);
 		break;
