@@ -56,9 +56,25 @@ static bool exception_head(slice s)
 	return false;
 }
 
+/* A cut mark of a paste ("[...]", "[ … ]", "<snip>", "..."): a line of
+ * its own, never the rest of the line before it. */
+static bool cut_mark(slice t)
+{
+	while (t.n && (t.p[t.n - 1] == ' ' || t.p[t.n - 1] == '\t'))
+		t.n--;
+	static const char *const marks[] = { "[...]", "[ ... ]", "[\xe2\x80\xa6]", "...", "\xe2\x80\xa6",
+					     "<snip>", "[snip]", "(snip)", "(...)" };
+	for (size_t k = 0; k < sizeof marks / sizeof marks[0]; k++)
+		if (t.n == strlen(marks[k]) && memcmp(t.p, marks[k], t.n) == 0)
+			return true;
+	return starts_word(t, "--- snip") || starts_word(t, "-- snip");
+}
+
 /* Words that begin a line of a log, a traceback or a tool's report. */
 static bool line_head(slice t)
 {
+	if (cut_mark(t))
+		return true;
 	static const char *const heads[] = {
 		"Traceback (", "File \"", "frame #", "During handling", "The above exception",
 		"Exception raised from", "INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL", "FATAL",

@@ -39,6 +39,11 @@ static void test_continues(checks *c)
 	CHECK(c, !join_continues(slice_from("node-a7: h:1:2 [0] NCCL INFO x"), slice_from("node-a6: h:1:2 [0] NCCL INFO y")),
 	      "the next pdsh line");
 	CHECK(c, cont("WARN DOCA Error 12"), "the level word after a break before it");
+	CHECK(c, !cont("[...]"), "a paste's cut mark");
+	CHECK(c, !cont("  [ ... ]  "), "an indented cut mark");
+	CHECK(c, !cont("..."), "dots alone");
+	CHECK(c, !cont("<snip>"), "a snip mark");
+	CHECK(c, cont("... 4 more"), "dots that begin the rest of a line");
 }
 
 static void test_joining(checks *c)
