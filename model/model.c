@@ -1040,6 +1040,7 @@ void model_match(model *m, const match *mt)
 	case TAG_CHANNEL:
 	case TAG_CONNECTED:
 	case TAG_INIT_DONE:
+	case TAG_COLLNET_OFF:
 		init_goes_on(m, p);
 		break;
 	default:
@@ -1217,6 +1218,9 @@ void model_match(model *m, const match *mt)
 		break;
 	case TAG_EXCERPT:
 		evref_here(m, &m->ev_excerpt);
+		break;
+	case TAG_COLLNET_OFF:
+		p->collnet_off = true;
 		break;
 	case TAG_RANK_OF: {
 		/* a framework saying which rank its process is */
