@@ -131,7 +131,8 @@ bool join_continues_info(lineinfo *li, slice head)
 	if (!s.n || s.n >= JOIN_MAX_BYTES)
 		return false;
 	size_t i = 0;
-	while (i < s.n && (s.p[i] == ' ' || s.p[i] == '\t'))
+	/* blanks, and a markdown quote's "> ": "> " alone is a quoted blank line */
+	while (i < s.n && (s.p[i] == ' ' || s.p[i] == '\t' || (s.p[i] == '>' && (i + 1 == s.n || s.p[i + 1] == ' '))))
 		i++;
 	if (i == s.n)
 		return false;

@@ -405,12 +405,15 @@ static size_t strip_one(slice s, launch *ln)
 }
 
 /* Frames that pasting and log viewers add: indentation, table borders
- * ("│ " of k9s, "| "). Returns their length at the start of s. */
+ * ("│ " of k9s, "| "), a markdown quote ("> "). Returns their length at
+ * the start of s. */
 static size_t frame_len(slice s)
 {
 	size_t i = 0;
 	for (;;) {
 		if (i < s.n && (s.p[i] == ' ' || s.p[i] == '\t'))
+			i++;
+		else if (i < s.n && s.p[i] == '>' && (i + 1 == s.n || s.p[i + 1] == ' '))
 			i++;
 		else if (i + 3 < s.n && memcmp(s.p + i, "\xe2\x94\x82", 3) == 0 && s.p[i + 3] == ' ')
 			i += 4;

@@ -44,6 +44,10 @@ static void test_continues(checks *c)
 	CHECK(c, !cont("..."), "dots alone");
 	CHECK(c, !cont("<snip>"), "a snip mark");
 	CHECK(c, cont("... 4 more"), "dots that begin the rest of a line");
+	CHECK(c, !cont("> "), "a quoted blank line");
+	CHECK(c, !cont(">"), "a quote mark alone");
+	CHECK(c, !cont("> node-a:1234:5678 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>"), "a quoted NCCL record");
+	CHECK(c, cont("> iled : Connection refused"), "the quoted rest of a cut word");
 }
 
 static void test_joining(checks *c)

@@ -48,6 +48,8 @@ static const shape shapes[] = {
 	{ "(head, rank=0, pid=73055) node:1:2 [0] NCCL INFO skypilot", LV_INFO, "node", 1, 0, "", "", "", 0, "skypilot" },
 	{ "\xe2\x94\x82 node-c:9:9 [0] NCCL INFO Using network IB   \xe2\x94\x82", LV_INFO, "node-c", 9, 0, "", "", "", -1, "Using network IB" },
 	{ "    [rank5]:[E ProcessGroupNCCL.cpp:1] boom |", LV_NONE, NULL, -1, -1, "", "", "", 5, "[E ProcessGroupNCCL.cpp:1] boom |" },
+	{ "> RuntimeError: NCCL error in: quoted", LV_NONE, NULL, -1, -1, "", "", "", -1, "RuntimeError: NCCL error in: quoted" },
+	{ "> [rank1]:node:1:2 [1] NCCL INFO quoted torchrun", LV_INFO, "node", 1, 1, "", "", "", 1, "quoted torchrun" },
 };
 
 static void test_shapes(checks *c)
