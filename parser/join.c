@@ -70,6 +70,19 @@ static bool cut_mark(slice t)
 	return starts_word(t, "--- snip") || starts_word(t, "-- snip");
 }
 
+/* Digits alone (a web log viewer numbers each line it copies). */
+static bool line_number(slice t)
+{
+	while (t.n && (t.p[t.n - 1] == ' ' || t.p[t.n - 1] == '\t'))
+		t.n--;
+	if (!t.n || t.n > 7)
+		return false;
+	for (size_t i = 0; i < t.n; i++)
+		if (t.p[i] < '0' || t.p[i] > '9')
+			return false;
+	return true;
+}
+
 /* Words that begin a line of a log, a traceback or a tool's report. */
 static bool line_head(slice t)
 {
@@ -141,6 +154,10 @@ bool join_continues_info(lineinfo *li, slice head)
 		return false;
 	double tm;
 	if (timestamp_parse(t, &tm) || line_head(t))
+		return false;
+	/* a number alone is a log viewer's line number, unless the line before
+	 * filled the terminal and was cut right before its last digits */
+	if (line_number(t) && !(head.n && join_fills_width(join_width(head))))
 		return false;
 	const launch *ln = lineinfo_launch(li);
 	if (ln->tag.n || ln->rank >= 0 || ln->local >= 0 || ln->host.n || ln->time != 0) {

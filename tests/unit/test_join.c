@@ -48,6 +48,14 @@ static void test_continues(checks *c)
 	CHECK(c, !cont(">"), "a quote mark alone");
 	CHECK(c, !cont("> node-a:1234:5678 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>"), "a quoted NCCL record");
 	CHECK(c, cont("> iled : Connection refused"), "the quoted rest of a cut word");
+	CHECK(c, !cont("5"), "a log viewer's line number");
+	CHECK(c, !cont("  1207 "), "a padded line number");
+	{
+		char w80[81];
+		memset(w80, 'x', 80);
+		w80[80] = '\0';
+		CHECK(c, join_continues(slice_from("129"), slice_from(w80)), "digits cut off a line that filled 80 columns");
+	}
 }
 
 static void test_joining(checks *c)
