@@ -103,6 +103,19 @@ static bool line_head(slice t)
 	return exception_head(t);
 }
 
+/* " NCCL WARN " or " NCCL INFO " somewhere after the start of s. */
+static bool nccl_level_word(slice s)
+{
+	/* blank_word_find gives the blank in front of the word */
+	for (long at = blank_word_find(s, 0, "NCCL"); at >= 0; at = blank_word_find(s, (size_t)at + 1, "NCCL")) {
+		size_t i = (size_t)at + 6;
+		if (i + 4 <= s.n && (memcmp(s.p + i, "WARN", 4) == 0 || memcmp(s.p + i, "INFO", 4) == 0) &&
+		    (i + 4 == s.n || s.p[i + 4] == ' '))
+			return true;
+	}
+	return false;
+}
+
 /* "host:1234:5678 " at the start: NCCL's prefix, the most common line. */
 static bool nccl_prefix(slice t)
 {
@@ -171,6 +184,11 @@ bool join_continues_info(lineinfo *li, slice head)
 	/* an NCCL record of its own at the start of the line ("[0] misc/socket.cc:71 NCCL WARN") */
 	if (slice_find(s, "NCCL ", 5) < 0 && blank_word_find(s, 0, "INFO") < 0 && blank_word_find(s, 0, "WARN") < 0)
 		return true;
+	/* NCCL's token and level in the middle of a line begin a record, whatever
+	 * is in front of them (a logger of its own: "[0604/1024][date]
+	 * [misc/socket.cc:586] [host:pid=N] NCCL WARN ...") */
+	if (nccl_level_word(s))
+		return false;
 	record r;
 	record_parse(s, &r);
 	return r.level == LV_NONE;

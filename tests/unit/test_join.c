@@ -48,6 +48,9 @@ static void test_continues(checks *c)
 	CHECK(c, !cont(">"), "a quote mark alone");
 	CHECK(c, !cont("> node-a:1234:5678 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>"), "a quoted NCCL record");
 	CHECK(c, cont("> iled : Connection refused"), "the quoted rest of a cut word");
+	CHECK(c, !cont("[0607/1024][2025-02-16 22:31:34,418] [misc/socket.cc:586] [s12gn3064:pid=3942411] NCCL WARN socketPollConnect poll() returned 1"),
+	      "a record in a logger's own format");
+	CHECK(c, cont("with NCCL and its WARNs"), "NCCL and a level word apart are words");
 	CHECK(c, !cont("5"), "a log viewer's line number");
 	CHECK(c, !cont("  1207 "), "a padded line number");
 	{
