@@ -70,6 +70,24 @@ static bool cut_mark(slice t)
 	return starts_word(t, "--- snip") || starts_word(t, "-- snip");
 }
 
+/* The start of an NCCL prefix and nothing after it ("node-a:4133", the
+ * last line of a cut paste): the next record, torn, not the rest of this one. */
+static bool torn_prefix(slice t)
+{
+	while (t.n && (t.p[t.n - 1] == ' ' || t.p[t.n - 1] == '\t'))
+		t.n--;
+	const char *c = memchr(t.p, ':', t.n);
+	if (!c || c == t.p || c + 1 == t.p + t.n)
+		return false;
+	for (const char *p = t.p; p < c; p++)
+		if (!is_word(*p) && *p != '-')
+			return false;
+	for (const char *p = c + 1; p < t.p + t.n; p++)
+		if (!(*p >= '0' && *p <= '9') && *p != ':')
+			return false;
+	return true;
+}
+
 /* Digits alone (a web log viewer numbers each line it copies). */
 static bool line_number(slice t)
 {
@@ -167,6 +185,8 @@ bool join_continues_info(lineinfo *li, slice head)
 		return false;
 	double tm;
 	if (timestamp_parse(t, &tm) || line_head(t))
+		return false;
+	if (torn_prefix(t))
 		return false;
 	/* a number alone is a log viewer's line number, unless the line before
 	 * filled the terminal and was cut right before its last digits */

@@ -51,6 +51,9 @@ static void test_continues(checks *c)
 	CHECK(c, !cont("[0607/1024][2025-02-16 22:31:34,418] [misc/socket.cc:586] [s12gn3064:pid=3942411] NCCL WARN socketPollConnect poll() returned 1"),
 	      "a record in a logger's own format");
 	CHECK(c, cont("with NCCL and its WARNs"), "NCCL and a level word apart are words");
+	CHECK(c, !cont("voicec105:9"), "a torn NCCL prefix ending a cut paste");
+	CHECK(c, !cont("gpu-node-07:4133:41"), "a torn NCCL prefix with its tid started");
+	CHECK(c, cont("10.0.0.2<41234> failed : Connection refused"), "an address is no torn prefix");
 	CHECK(c, !cont("5"), "a log viewer's line number");
 	CHECK(c, !cont("  1207 "), "a padded line number");
 	{
