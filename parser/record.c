@@ -340,6 +340,19 @@ static size_t strip_one(slice s, launch *ln)
 		}
 		return 0;
 	}
+	/* a collector's stamp before a launcher's bracket: "18:11:06.680 [rank4]:",
+	 * "2025-02-05 18:11:06,680 [rank4]:" */
+	if (s.n > 9 && is_digit(s.p[0])) {
+		double t = 0, secs;
+		size_t end = timestamp_parse(s, &t);
+		if (!end)
+			end = clock_at(s, 0, &secs);
+		if (end && end + 1 < s.n && s.p[end] == ' ' && (s.p[end + 1] == '[' || s.p[end + 1] == '(')) {
+			if (t != 0)
+				ln->time = t;
+			return end + 1;
+		}
+	}
 	if (s.n && s.p[0] == '[') {
 		size_t c = find_close(s, 1, ']', 64);
 		if (!c)

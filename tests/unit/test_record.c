@@ -55,6 +55,8 @@ static const shape shapes[] = {
 	{ "train.err.1:RuntimeError: NCCL error in: x", LV_NONE, NULL, -1, -1, "", "", "", -1, "RuntimeError: NCCL error in: x" },
 	{ "job.out-12-Traceback (most recent call last):", LV_NONE, NULL, -1, -1, "", "", "", -1, "Traceback (most recent call last):" },
 	{ "node-07.local:x", LV_NONE, NULL, -1, -1, "", "", "", -1, "node-07.local:x" },
+	{ "18:11:06.680 [rank4]:[E205 18:11:06.375750231 ProcessGroupNCCL.cpp:1870] stuck", LV_NONE, NULL, -1, -1, "", "", "", 4, "stuck" },
+	{ "2025-02-05 18:11:06,680 [rank2]:node:1:2 [2] NCCL INFO dated", LV_INFO, "node", 1, 2, "", "", "", 2, "dated" },
 };
 
 static void test_shapes(checks *c)
