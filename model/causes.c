@@ -188,13 +188,21 @@ static bool edge_holds(linkfacts *lf, size_t k, size_t gi, size_t fi)
 	return false;
 }
 
+/* Two stamps say which came first only when both carry a date or neither
+ * does: a glog or syslog stamp has no year (placed in 2000), NCCL's own
+ * "[%F %T]" of 2.26+ has one, and one log holds both. */
+static bool times_comparable(double a, double b)
+{
+	return a > 0 && b > 0 && time_dated(a) == time_dated(b);
+}
+
 /* Can g be a cause at all, and of f? Not after it in time; a performance
  * finding or a loose line explains nothing. */
 static bool may_cause(const finding *g, const finding *f)
 {
 	if (g == f || g->kind == KIND_CATCH_ALL || g->kind >= KIND_PERFORMANCE)
 		return false;
-	if (g->time > 0 && f->time > 0 && g->time > f->time + CLOCK_SLACK)
+	if (times_comparable(g->time, f->time) && g->time > f->time + CLOCK_SLACK)
 		return false;
 	return true;
 }
@@ -205,7 +213,7 @@ static bool better_cause(const finding *a, const finding *b)
 {
 	if (a->kind != b->kind)
 		return a->kind < b->kind;
-	if (a->time > 0 && b->time > 0 && a->time != b->time)
+	if (times_comparable(a->time, b->time) && a->time != b->time)
 		return a->time < b->time;
 	if (a->severity != b->severity)
 		return a->severity > b->severity;
@@ -306,7 +314,7 @@ static int cmp_roots(const void *a, const void *b)
 		return x->w.procs > y->w.procs ? -1 : 1;
 	if (x->w.size != y->w.size)
 		return x->w.size > y->w.size ? -1 : 1;
-	if (x->w.time > 0 && y->w.time > 0 && x->w.time != y->w.time)
+	if (times_comparable(x->w.time, y->w.time) && x->w.time != y->w.time)
 		return x->w.time < y->w.time ? -1 : 1;
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }

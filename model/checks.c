@@ -142,9 +142,10 @@ bool env_is(const model *m, const envset *e, const char *var, const char *val)
  * name the interfaces), the system's reports (Xid, OOM and scheduler
  * kills, RAS) before the watchdog, ranks and init (a GPU fault makes a
  * stuck init certain), the watchdog before ranks and init (a job that
- * timed out makes a stuck init certain), the per-process checks after the
- * findings they adjust, what the caps dropped, and the cause graph last,
- * over all of them. The names are those of the catalog's "emitted_by":
+ * timed out makes a stuck init certain), the result chains NCCL handled
+ * before both (no error that makes a stuck init certain), the other
+ * per-process checks after the findings they adjust, what the caps
+ * dropped, and the cause graph last, over all of them. The names are those of the catalog's "emitted_by":
  * "check:NAME". */
 static const struct check {
 	const char *name;
@@ -166,13 +167,13 @@ static const struct check {
 	{ "scheduler", check_kills },
 	{ "ras", check_ras },
 	{ "nccl-tests", check_nccl_tests },
+	{ "recovered-chains", check_recovered_chains },
 	{ "watchdog", check_watchdog },
 	{ "ranks", check_ranks },
 	{ "silence", check_silence },
 	{ "silence-live", check_silence_live },
 	{ "init", check_init },
 	{ "place-by-pid", place_by_pid },
-	{ "recovered-chains", check_recovered_chains },
 	{ "root-warns", cite_root_warns },
 	{ "first-failure", hint_first_failure },
 	{ "connect-target", name_connect_target },

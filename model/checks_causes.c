@@ -28,25 +28,54 @@ void place_by_pid(model *m)
 	}
 }
 
+/* A chain NCCL's CollNet setup left on p, which NCCL then gave up for its
+ * point-to-point network: p or a process of its host said so (only local
+ * rank 0 prints "Cannot initialize CollNet"), or, for the ncclSystemError
+ * that CollNet's setup check returns, p warned of nothing while the job
+ * gave CollNet up. */
+static bool collnet_chain(const finding *f, const intset *offhosts, bool anyoff, const proc *p)
+{
+	if (p->collnet_off || (p->host >= 0 && intset_has(offhosts, p->host)))
+		return true;
+	return anyoff && !p->warned && !p->aborted && strcmp(f->id, "nccl-system-error") == 0;
+}
+
 /* An error chain after which init went on, on every process that printed
  * it, was handled inside NCCL: not a failure of the job. */
 void check_recovered_chains(model *m)
 {
+	intset offhosts = { 0 };
+	bool anyoff = false;
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i].collnet_off) {
+			anyoff = true;
+			if (m->procs[i].host >= 0)
+				intset_add(&offhosts, m->procs[i].host);
+		}
 	for (size_t i = 0; i < m->fs.n; i++) {
 		finding *f = &m->fs.v[i];
 		if (f->kind != KIND_RESULT || f->job || !f->procs.n || f->severity == SEV_INFO)
 			continue;
-		bool all = true;
-		for (size_t k = 0; k < f->procs.n && all; k++)
-			all = m->procs[f->procs.v[k]].chain_recovered;
+		bool all = true, collnet = false;
+		for (size_t k = 0; k < f->procs.n && all; k++) {
+			const proc *p = &m->procs[f->procs.v[k]];
+			bool c = !p->chain_recovered && collnet_chain(f, &offhosts, anyoff, p);
+			collnet |= c;
+			all = p->chain_recovered || c;
+		}
 		if (!all)
 			continue;
 		f->severity = SEV_INFO;
 		strbuf msg = { 0 };
-		sb_printf(&msg, "%s; NCCL went on with init after it, so it handled the error itself", f->message);
+		if (collnet)
+			sb_printf(&msg, "%s; it came from the CollNet setup, which NCCL gave up for its point-to-point network",
+				  f->message);
+		else
+			sb_printf(&msg, "%s; NCCL went on with init after it, so it handled the error itself", f->message);
 		free(f->message);
 		f->message = sb_take(&msg);
 	}
+	intset_free(&offhosts);
 }
 
 /* An ncclResult_t failure is explained by the WARN its process printed

@@ -271,6 +271,15 @@ void check_ifaces(model *m)
 	sb_free(&ll.prefixes);
 }
 
+/* The kind of an interface by its name alone. */
+static enum if_kind name_kind(const model *m, iface f)
+{
+	const char *name = intern_str(&m->str, f.name);
+	if (strcmp(name, "lo") == 0)
+		return IFK_LOOP;
+	return model_iface_virtual(name) ? IFK_VIRTUAL : IFK_PHYS;
+}
+
 /* Hosts of one job bootstrapping on different networks. */
 void check_iface_mismatch(model *m)
 {
@@ -292,8 +301,12 @@ void check_iface_mismatch(model *m)
 		/* Without netmasks in the log: one interface name on a shared /8
 		 * (10.1.x and 10.2.x in one VPC) is routed; other names need a /16. */
 		int bits = p->boot.name == f->boot.name ? 8 : 16;
-		bool differ = iface_kind(m, p->boot) != iface_kind(m, f->boot) || (pa != pb) ||
+		bool differ = iface_kind(m, p->boot) != iface_kind(m, f->boot) ||
 			      (pa && pb && !ipaddr_same_net(&a, &b, a.family == 4 ? bits : 3 * bits));
+		/* an address redacted or cut in the paste says nothing of its
+		 * network: only the kind its name tells */
+		if (pa != pb)
+			differ = name_kind(m, p->boot) != name_kind(m, f->boot);
 		if (differ)
 			intset_add(&odd, (int)i);
 	}

@@ -221,10 +221,20 @@ out:
 	intset_free(&p2p);
 }
 
+/* A report that says a collective timed out but not which (a line cut
+ * before its WorkNCCL(...), a stack frame of the check that timed out). */
+static bool unknown_collective(const wdog *w)
+{
+	return w->seq == -1 && w->op < 0;
+}
+
 /* Two reports are of one collective when their SeqNum is the same and
- * their OpTypes do not differ (the PG status lines carry no OpType). */
+ * their OpTypes do not differ (the PG status lines carry no OpType); a
+ * report that does not say which collective is of any. */
 static bool same_collective(const wdog *a, const wdog *b)
 {
+	if (unknown_collective(a) || unknown_collective(b))
+		return true;
 	return a->seq == b->seq && (a->op < 0 || b->op < 0 || a->op == b->op);
 }
 
@@ -301,6 +311,16 @@ static void wd_group(const model *m, const intset *timed, wdgroups *g)
 		s = e;
 	}
 	free(k);
+	/* a report that does not say which collective (a line cut before its
+	 * WorkNCCL(...)) joins the first group of reports that do */
+	size_t known = (size_t)-1;
+	for (size_t i = 0; i < n && known == (size_t)-1; i++)
+		if (g->lead[i] == i && !unknown_collective(&m->wd[timed->v[i]]))
+			known = i;
+	if (known != (size_t)-1)
+		for (size_t i = 0; i < n; i++)
+			if (unknown_collective(&m->wd[timed->v[i]]) || unknown_collective(&m->wd[timed->v[g->lead[i]]]))
+				g->lead[i] = known;
 	for (size_t i = 0; i < n; i++)
 		g->count[g->lead[i]]++;
 	size_t at = 0;
@@ -403,7 +423,7 @@ static void check_straggler(model *m, long stuck)
 		for (size_t i = 0; i < m->nwd; i++) {
 			const wdog *w = &m->wd[i];
 			long v = test == 0 ? w->last_enq : test == 1 ? w->last_done : w->seq;
-			if (v < -1)
+			if (v < -1 || (test == 2 && v < 0))
 				continue;
 			if (lo < -1 || v < lo)
 				lo = v;
@@ -419,7 +439,7 @@ static void check_straggler(model *m, long stuck)
 		for (size_t i = 0; i < m->nwd; i++) {
 			const wdog *w = &m->wd[i];
 			long v = test == 0 ? w->last_enq : test == 1 ? w->last_done : w->seq;
-			if (v < -1 || (test == 0 ? v >= limit : v != lo))
+			if (v < -1 || (test == 2 && v < 0) || (test == 0 ? v >= limit : v != lo))
 				continue;
 			int r = wd_rank(m, w);
 			if (r >= 0)

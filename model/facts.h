@@ -57,6 +57,7 @@
 	X(FILE, chain_file, -1, LAST, none)                                                        \
 	X(LINE, chain_line, 0, LAST, chain_file)                                          \
 	X(BOOL, chain_recovered, false, LAST, none) /* init went on after that chain */            \
+	X(BOOL, collnet_off, false, OR, none)    /* NCCL gave CollNet up here and went on */       \
 	X(FILE, last_file, -1, LAST, none)                                                         \
 	X(LINE, last_line, 0, LAST, last_file)                                            \
 	X(DOUBLE, first_time, 0, MINSET, none)                                                     \

@@ -1,6 +1,7 @@
 #include "model.h"
 #include "frmatch.h"
 #include "system.h"
+#include "../util/ipaddr.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -727,6 +728,29 @@ static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 	}
 }
 
+/* Where the name of "name:address" ends: an alias keeps its colon
+ * ("eth0:1:10.0.0.5", "eno1:avahi:169.254.3.7"), so the address is the
+ * first suffix after a colon that reads as one ("eth0:fe80::1%eth0" has
+ * colons in its address); a redacted IPv4 ("x.x.x.x") follows the last
+ * colon. SIZE_MAX when there is no colon. */
+static size_t iface_colon(const char *p, size_t n)
+{
+	size_t first = SIZE_MAX, last = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] != ':')
+			continue;
+		if (first == SIZE_MAX)
+			first = i;
+		last = i;
+		ipaddr a;
+		if (i > 0 && ipaddr_parse((slice){ p + i + 1, n - i - 1 }, &a))
+			return i;
+	}
+	if (last != first && memchr(p + last, '.', n - last))
+		return last;
+	return first;
+}
+
 /* Parses "eth0:10.0.0.5<0>" lists ("[0]ib0:... [1]eth0:..."); returns the count. */
 static int parse_iflist(model *m, slice s, iface *out, int max)
 {
@@ -740,16 +764,16 @@ static int parse_iflist(model *m, slice s, iface *out, int max)
 				i++;
 			i++;
 		}
-		size_t st = i;
-		while (i < s.n && s.p[i] != ':' && s.p[i] != ' ')
-			i++;
-		if (i >= s.n || s.p[i] != ':')
+		size_t st = i, end = i;
+		while (end < s.n && s.p[end] != '<' && s.p[end] != ' ')
+			end++;
+		size_t colon = iface_colon(s.p + st, end - st);
+		if (colon == SIZE_MAX)
 			break;
-		slice name = { s.p + st, i - st };
-		size_t as = ++i;
-		while (i < s.n && s.p[i] != '<' && s.p[i] != ' ')
-			i++;
-		slice addr = { s.p + as, i - as };
+		slice name = { s.p + st, colon };
+		size_t as = st + colon + 1;
+		i = end;
+		slice addr = { s.p + as, end - as };
 		while (i < s.n && s.p[i] != ' ')
 			i++;
 		if (!name.n || !addr.n)
@@ -1139,6 +1163,7 @@ void model_match(model *m, const match *mt)
 	case TAG_CHANNEL:
 	case TAG_CONNECTED:
 	case TAG_INIT_DONE:
+	case TAG_COLLNET_OFF:
 		init_goes_on(m, p);
 		break;
 	default:
@@ -1267,6 +1292,10 @@ void model_match(model *m, const match *mt)
 		int op = cap_str(m, mt, CAPT_OP);
 		if (op >= 0)
 			w->op = op;
+		/* a report cut before its WorkNCCL(...) still says a collective
+		 * timed out: SeqNum -1, not known */
+		if (seq < -1 && op < 0 && w->seq < -1)
+			w->seq = -1;
 		w->timeout_ms = cap_long(mt, CAPT_TIMEOUT, w->timeout_ms);
 		evref_here(m, &w->ev);
 		break;
@@ -1314,6 +1343,9 @@ void model_match(model *m, const match *mt)
 		break;
 	case TAG_EXCERPT:
 		evref_here(m, &m->ev_excerpt);
+		break;
+	case TAG_COLLNET_OFF:
+		p->collnet_off = true;
 		break;
 	case TAG_RANK_OF: {
 		/* a framework saying which rank its process is */

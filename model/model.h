@@ -47,7 +47,8 @@
 	X(TAG_OOM, "oom-kill")            /* an OOM kill: pid, name, host */                        \
 	X(TAG_SCHED, "scheduler-kill")    /* a scheduler ended the job: why, host, job */           \
 	X(TAG_NCCLT, "nccl-tests")        /* nccl-tests text: header, row, oob, avgbw */            \
-	X(TAG_RAS, "ras")
+	X(TAG_RAS, "ras")                                                                          \
+	X(TAG_COLLNET_OFF, "collnet-off") /* NCCL gave CollNet up and went on without it */
 
 #define X(e, s) e,
 enum model_tag { MODEL_TAGS(X) TAG_COUNT };

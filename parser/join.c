@@ -56,9 +56,56 @@ static bool exception_head(slice s)
 	return false;
 }
 
+/* A cut mark of a paste ("[...]", "[ … ]", "<snip>", "..."): a line of
+ * its own, never the rest of the line before it. */
+static bool cut_mark(slice t)
+{
+	while (t.n && (t.p[t.n - 1] == ' ' || t.p[t.n - 1] == '\t'))
+		t.n--;
+	static const char *const marks[] = { "[...]", "[ ... ]", "[\xe2\x80\xa6]", "...", "\xe2\x80\xa6",
+					     "<snip>", "[snip]", "(snip)", "(...)" };
+	for (size_t k = 0; k < sizeof marks / sizeof marks[0]; k++)
+		if (t.n == strlen(marks[k]) && memcmp(t.p, marks[k], t.n) == 0)
+			return true;
+	return starts_word(t, "--- snip") || starts_word(t, "-- snip");
+}
+
+/* The start of an NCCL prefix and nothing after it ("node-a:4133", the
+ * last line of a cut paste): the next record, torn, not the rest of this one. */
+static bool torn_prefix(slice t)
+{
+	while (t.n && (t.p[t.n - 1] == ' ' || t.p[t.n - 1] == '\t'))
+		t.n--;
+	const char *c = memchr(t.p, ':', t.n);
+	if (!c || c == t.p || c + 1 == t.p + t.n)
+		return false;
+	for (const char *p = t.p; p < c; p++)
+		if (!is_word(*p) && *p != '-')
+			return false;
+	for (const char *p = c + 1; p < t.p + t.n; p++)
+		if (!(*p >= '0' && *p <= '9') && *p != ':')
+			return false;
+	return true;
+}
+
+/* Digits alone (a web log viewer numbers each line it copies). */
+static bool line_number(slice t)
+{
+	while (t.n && (t.p[t.n - 1] == ' ' || t.p[t.n - 1] == '\t'))
+		t.n--;
+	if (!t.n || t.n > 7)
+		return false;
+	for (size_t i = 0; i < t.n; i++)
+		if (t.p[i] < '0' || t.p[i] > '9')
+			return false;
+	return true;
+}
+
 /* Words that begin a line of a log, a traceback or a tool's report. */
 static bool line_head(slice t)
 {
+	if (cut_mark(t))
+		return true;
 	static const char *const heads[] = {
 		"Traceback (", "File \"", "frame #", "During handling", "The above exception",
 		"Exception raised from", "INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL", "FATAL",
@@ -72,6 +119,19 @@ static bool line_head(slice t)
 	    (t.p[2] == ' ' || (t.p[2] >= '0' && t.p[2] <= '9')))
 		return true;
 	return exception_head(t);
+}
+
+/* " NCCL WARN " or " NCCL INFO " somewhere after the start of s. */
+static bool nccl_level_word(slice s)
+{
+	/* blank_word_find gives the blank in front of the word */
+	for (long at = blank_word_find(s, 0, "NCCL"); at >= 0; at = blank_word_find(s, (size_t)at + 1, "NCCL")) {
+		size_t i = (size_t)at + 6;
+		if (i + 4 <= s.n && (memcmp(s.p + i, "WARN", 4) == 0 || memcmp(s.p + i, "INFO", 4) == 0) &&
+		    (i + 4 == s.n || s.p[i + 4] == ' '))
+			return true;
+	}
+	return false;
 }
 
 /* "host:1234:5678 " at the start: NCCL's prefix, the most common line. */
@@ -115,7 +175,8 @@ bool join_continues_info(lineinfo *li, slice head)
 	if (!s.n || s.n >= JOIN_MAX_BYTES)
 		return false;
 	size_t i = 0;
-	while (i < s.n && (s.p[i] == ' ' || s.p[i] == '\t'))
+	/* blanks, and a markdown quote's "> ": "> " alone is a quoted blank line */
+	while (i < s.n && (s.p[i] == ' ' || s.p[i] == '\t' || (s.p[i] == '>' && (i + 1 == s.n || s.p[i + 1] == ' '))))
 		i++;
 	if (i == s.n)
 		return false;
@@ -124,6 +185,12 @@ bool join_continues_info(lineinfo *li, slice head)
 		return false;
 	double tm;
 	if (timestamp_parse(t, &tm) || line_head(t))
+		return false;
+	if (torn_prefix(t))
+		return false;
+	/* a number alone is a log viewer's line number, unless the line before
+	 * filled the terminal and was cut right before its last digits */
+	if (line_number(t) && !(head.n && join_fills_width(join_width(head))))
 		return false;
 	const launch *ln = lineinfo_launch(li);
 	if (ln->tag.n || ln->rank >= 0 || ln->local >= 0 || ln->host.n || ln->time != 0) {
@@ -137,6 +204,11 @@ bool join_continues_info(lineinfo *li, slice head)
 	/* an NCCL record of its own at the start of the line ("[0] misc/socket.cc:71 NCCL WARN") */
 	if (slice_find(s, "NCCL ", 5) < 0 && blank_word_find(s, 0, "INFO") < 0 && blank_word_find(s, 0, "WARN") < 0)
 		return true;
+	/* NCCL's token and level in the middle of a line begin a record, whatever
+	 * is in front of them (a logger of its own: "[0604/1024][date]
+	 * [misc/socket.cc:586] [host:pid=N] NCCL WARN ...") */
+	if (nccl_level_word(s))
+		return false;
 	record r;
 	record_parse(s, &r);
 	return r.level == LV_NONE;

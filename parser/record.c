@@ -263,6 +263,53 @@ static void set_tag(launch *ln, slice tag)
 		ln->tag = tag;
 }
 
+/* True when s.p[0..e) names a log file: "x.log", "x.txt", "x.out", "x.err",
+ * rotated "x.log.1". */
+static bool names_log(slice s, size_t e)
+{
+	size_t n = e;
+	while (n > 0 && is_digit(s.p[n - 1]))
+		n--;
+	if (n < e && n > 0 && s.p[n - 1] == '.')
+		n--;
+	else
+		n = e;
+	static const char *const exts[] = { ".log", ".txt", ".out", ".err" };
+	for (size_t x = 0; x < sizeof exts / sizeof exts[0]; x++)
+		if (n >= 5 && memcmp(s.p + n - 4, exts[x], 4) == 0)
+			return true;
+	return false;
+}
+
+/* The length of the file name grep puts in front of a line it found in a
+ * log ("logs/rank0.log:", "-n" "rank0.log:17:", a context "rank0.log-17-"),
+ * up to its separator; 0 when there is none. */
+static size_t grep_file_len(slice s)
+{
+	for (size_t e = 5; e < s.n && e < 200; e++) {
+		char c = s.p[e];
+		if (c == ':' || (c == '-' && e + 1 < s.n && is_digit(s.p[e + 1]))) {
+			if (names_log(s, e))
+				return e;
+		} else if (!is_host_char(c) && c != '/') {
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* The length of grep's "FILE:", "FILE:17:" or "FILE-17-" at the start of s. */
+static size_t grep_line_len(slice s, size_t k)
+{
+	char sep = s.p[k];
+	size_t i = k + 1;
+	while (i < s.n && i - k <= 10 && is_digit(s.p[i]))
+		i++;
+	if (i > k + 1 && i < s.n && s.p[i] == sep)
+		return i + 1;
+	return sep == ':' ? k + 1 : 0;
+}
+
 /* Strips one prefix; returns its length, 0 when none is there. */
 static size_t strip_one(slice s, launch *ln)
 {
@@ -292,6 +339,19 @@ static size_t strip_one(slice s, launch *ln)
 			set_tag(ln, who);
 		}
 		return 0;
+	}
+	/* a collector's stamp before a launcher's bracket: "18:11:06.680 [rank4]:",
+	 * "2025-02-05 18:11:06,680 [rank4]:" */
+	if (s.n > 9 && is_digit(s.p[0])) {
+		double t = 0, secs;
+		size_t end = timestamp_parse(s, &t);
+		if (!end)
+			end = clock_at(s, 0, &secs);
+		if (end && end + 1 < s.n && s.p[end] == ' ' && (s.p[end + 1] == '[' || s.p[end + 1] == '(')) {
+			if (t != 0)
+				ln->time = t;
+			return end + 1;
+		}
 	}
 	if (s.n && s.p[0] == '[') {
 		size_t c = find_close(s, 1, ']', 64);
@@ -396,6 +456,14 @@ static size_t strip_one(slice s, launch *ln)
 	j = 0;
 	while (j < s.n && j < 64 && is_host_char(s.p[j]))
 		j++;
+	/* grep over log files: "logs/rank0.log:", "rank0.log:17:", "rank0.log-17-" */
+	if (j >= 5 || (j < s.n && s.p[j] == '/')) {
+		size_t k = grep_file_len(s), n = k ? grep_line_len(s, k) : 0;
+		if (n) {
+			set_tag(ln, (slice){ s.p, k });
+			return n;
+		}
+	}
 	if (j + 1 < s.n && s.p[j] == ':' && s.p[j + 1] == ' ' && looks_like_host_label((slice){ s.p, j })) {
 		ln->host = (slice){ s.p, j };
 		set_tag(ln, ln->host);
@@ -405,12 +473,15 @@ static size_t strip_one(slice s, launch *ln)
 }
 
 /* Frames that pasting and log viewers add: indentation, table borders
- * ("│ " of k9s, "| "). Returns their length at the start of s. */
+ * ("│ " of k9s, "| "), a markdown quote ("> "). Returns their length at
+ * the start of s. */
 static size_t frame_len(slice s)
 {
 	size_t i = 0;
 	for (;;) {
 		if (i < s.n && (s.p[i] == ' ' || s.p[i] == '\t'))
+			i++;
+		else if (i < s.n && s.p[i] == '>' && (i + 1 == s.n || s.p[i + 1] == ' '))
 			i++;
 		else if (i + 3 < s.n && memcmp(s.p + i, "\xe2\x94\x82", 3) == 0 && s.p[i + 3] == ' ')
 			i += 4;

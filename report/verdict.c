@@ -9,19 +9,24 @@ static const char default_collect[] =
 	"NCCL_DEBUG=INFO logs of every rank, one file per rank (NCCL_DEBUG_FILE=nccl.%h.%p.log), with the "
 	"framework's stderr";
 
-/* The ids of what a root explains: "bootstrap-connect-failed, init-incomplete and 3 more". */
+/* The ids of what a root explains: "bootstrap-connect-failed, init-incomplete and 3 more";
+ * an id once, however many of its findings there are. */
 static void consequences(const model *m, int root, strbuf *b)
 {
 	size_t shown = 0, total = 0;
+	const char *ids[3];
 	for (size_t i = 0; i < m->fs.n; i++) {
 		const finding *f = &m->fs.v[i];
 		if (f->root != root || (int)i == root)
 			continue;
 		total++;
-		if (shown < 3) {
+		bool seen = false;
+		for (size_t k = 0; k < shown; k++)
+			seen |= strcmp(ids[k], f->id) == 0;
+		if (shown < 3 && !seen) {
 			sb_adds(b, shown ? ", " : "");
 			sb_adds(b, f->id);
-			shown++;
+			ids[shown++] = f->id;
 		}
 	}
 	if (total > shown)

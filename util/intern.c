@@ -78,8 +78,11 @@ int intern_get(intern *t, slice s)
 		t->dropped++;
 		return -1;
 	}
+	size_t was = t->cap;
 	grow(&t->strs, &t->cap, t->n, sizeof *t->strs);
-	t->len = xrealloc(t->len, t->cap * sizeof *t->len);
+	/* the lengths follow the strings' array, resized only when it grew */
+	if (t->cap != was || !t->len)
+		t->len = xrealloc(t->len, t->cap * sizeof *t->len);
 	t->strs[t->n] = store(t, s);
 	t->len[t->n] = (uint32_t)s.n;
 	hashidx_put(&t->idx, h, (int)t->n);

@@ -39,6 +39,29 @@ static void test_continues(checks *c)
 	CHECK(c, !join_continues(slice_from("node-a7: h:1:2 [0] NCCL INFO x"), slice_from("node-a6: h:1:2 [0] NCCL INFO y")),
 	      "the next pdsh line");
 	CHECK(c, cont("WARN DOCA Error 12"), "the level word after a break before it");
+	CHECK(c, !cont("[...]"), "a paste's cut mark");
+	CHECK(c, !cont("  [ ... ]  "), "an indented cut mark");
+	CHECK(c, !cont("..."), "dots alone");
+	CHECK(c, !cont("<snip>"), "a snip mark");
+	CHECK(c, cont("... 4 more"), "dots that begin the rest of a line");
+	CHECK(c, !cont("> "), "a quoted blank line");
+	CHECK(c, !cont(">"), "a quote mark alone");
+	CHECK(c, !cont("> node-a:1234:5678 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>"), "a quoted NCCL record");
+	CHECK(c, cont("> iled : Connection refused"), "the quoted rest of a cut word");
+	CHECK(c, !cont("[0607/1024][2025-02-16 22:31:34,418] [misc/socket.cc:586] [s12gn3064:pid=3942411] NCCL WARN socketPollConnect poll() returned 1"),
+	      "a record in a logger's own format");
+	CHECK(c, cont("with NCCL and its WARNs"), "NCCL and a level word apart are words");
+	CHECK(c, !cont("voicec105:9"), "a torn NCCL prefix ending a cut paste");
+	CHECK(c, !cont("gpu-node-07:4133:41"), "a torn NCCL prefix with its tid started");
+	CHECK(c, cont("10.0.0.2<41234> failed : Connection refused"), "an address is no torn prefix");
+	CHECK(c, !cont("5"), "a log viewer's line number");
+	CHECK(c, !cont("  1207 "), "a padded line number");
+	{
+		char w80[81];
+		memset(w80, 'x', 80);
+		w80[80] = '\0';
+		CHECK(c, join_continues(slice_from("129"), slice_from(w80)), "digits cut off a line that filled 80 columns");
+	}
 }
 
 static void test_joining(checks *c)

@@ -50,6 +50,15 @@ static const shape shapes[] = {
 	{ "    [rank5]:[E ProcessGroupNCCL.cpp:1] boom |", LV_NONE, NULL, -1, -1, "", "", "", 5, "[E ProcessGroupNCCL.cpp:1] boom |" },
 	/* a pid and a tid of up to 18 digits are read (test_long_ids: longer ones) */
 	{ "node:123456789012345678:987654321098765432 [0] NCCL INFO long", LV_INFO, "node", 123456789012345678, 0, "", "", "", -1, "long" },
+	{ "> RuntimeError: NCCL error in: quoted", LV_NONE, NULL, -1, -1, "", "", "", -1, "RuntimeError: NCCL error in: quoted" },
+	{ "> [rank1]:node:1:2 [1] NCCL INFO quoted torchrun", LV_INFO, "node", 1, 1, "", "", "", 1, "quoted torchrun" },
+	{ "logs/rank0.log:node-a:1:2 [0] NCCL INFO grep -H", LV_INFO, "node-a", 1, 0, "", "", "", -1, "grep -H" },
+	{ "rank_604.s12gn3064.4031852.log:17:node-a:1:2 [0] NCCL INFO grep -n", LV_INFO, "node-a", 1, 0, "", "", "", -1, "grep -n" },
+	{ "train.err.1:RuntimeError: NCCL error in: x", LV_NONE, NULL, -1, -1, "", "", "", -1, "RuntimeError: NCCL error in: x" },
+	{ "job.out-12-Traceback (most recent call last):", LV_NONE, NULL, -1, -1, "", "", "", -1, "Traceback (most recent call last):" },
+	{ "node-07.local:x", LV_NONE, NULL, -1, -1, "", "", "", -1, "node-07.local:x" },
+	{ "18:11:06.680 [rank4]:[E205 18:11:06.375750231 ProcessGroupNCCL.cpp:1870] stuck", LV_NONE, NULL, -1, -1, "", "", "", 4, "stuck" },
+	{ "2025-02-05 18:11:06,680 [rank2]:node:1:2 [2] NCCL INFO dated", LV_INFO, "node", 1, 2, "", "", "", 2, "dated" },
 };
 
 static void test_shapes(checks *c)
