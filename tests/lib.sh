@@ -134,12 +134,17 @@ resize() {
 }
 
 # After the program: the prompt is back, the terminal echoes and reads lines.
+# The answer carries a number of its own, which the typed command does not
+# spell out, so that neither an earlier answer nor the command line itself
+# is taken for it.
 sane() {
 	wait_for '^tui\$ ?$' "$1: prompt back"
-	keys "clear; stty -a | tr ' ;' '\n\n' | grep -xE 'echo|icanon|-echo|-icanon' | tr '\n' ' '; echo" Enter
-	wait_for '(^| )icanon( |$)' "$1: stty shows icanon"
-	has '(^| )echo( |$)' "$1: stty shows echo"
-	lacks '-echo|-icanon' "$1: terminal left raw"
+	lib_sane=$((${lib_sane:-0} + 1))
+	keys "clear; printf 'stty%s: %s\n' $lib_sane \"\$(stty -a | tr ' ;' '\n\n' | grep -xE 'echo|icanon|-echo|-icanon' | tr '\n' ' ')\"" Enter
+	wait_for "^stty$lib_sane: " "$1: stty ran"
+	has "^stty$lib_sane: (.* )?icanon( |$)" "$1: stty shows icanon"
+	has "^stty$lib_sane: (.* )?echo( |$)" "$1: stty shows echo"
+	lacks "^stty$lib_sane: .*-(echo|icanon)" "$1: terminal left raw"
 }
 
 # run COMMAND: types it in the shell; its exit status goes to $tmp/rc.
