@@ -78,8 +78,11 @@ int intern_get(intern *t, slice s)
 		t->dropped++;
 		return -1;
 	}
+	size_t cap = t->cap;
 	grow(&t->strs, &t->cap, t->n, sizeof *t->strs);
-	t->len = xrealloc(t->len, t->cap * sizeof *t->len);
+	/* only when strs grew: a realloc to the same size may still copy */
+	if (t->cap != cap)
+		t->len = xrealloc(t->len, t->cap * sizeof *t->len);
 	t->strs[t->n] = store(t, s);
 	t->len[t->n] = (uint32_t)s.n;
 	hashidx_put(&t->idx, h, (int)t->n);
