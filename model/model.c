@@ -502,15 +502,23 @@ static int resolve_proc(model *m, int file, const record *r)
 	if (tag < 0)
 		return -1; /* no room for its stream's name: as if unread */
 	if (r->nccl) {
-		int host = intern_get(&m->str, r->host);
-		if (host < 0)
-			return -1;
-		int p = model_proc_find(m, host, r->pid);
+		/* a host no process has is named only once a process can take it:
+		 * hosts past the process cap do not fill the names as well */
+		int host = intern_find(&m->str, r->host);
+		int p = host >= 0 ? model_proc_find(m, host, r->pid) : -1;
 		if (p < 0) {
 			/* the untagged lines of this file so far had no NCCL prefix: they
 			 * were this process's (a per-rank file, a framework's banner first) */
 			stream *s = r->ln.tag.n || m->partial ? NULL : stream_find(m, file, tag);
-			if (s && m->procs[s->proc].pid < 0 && m->procs[s->proc].host < 0 && !m->procs[s->proc].activity_only) {
+			bool takes = s && m->procs[s->proc].pid < 0 && m->procs[s->proc].host < 0 &&
+				     !m->procs[s->proc].activity_only;
+			if (!takes && m->nprocs >= MODEL_MAX_PROCS) {
+				model_drop(m, CAP_PROCS);
+				return -1;
+			}
+			if (host < 0 && (host = intern_get(&m->str, r->host)) < 0)
+				return -1;
+			if (takes) {
 				p = s->proc;
 				m->procs[p].host = host;
 				m->procs[p].pid = r->pid;
