@@ -126,6 +126,8 @@ static bool process_where(scan *c, ras_item *it)
 	return it->node.n > 0;
 }
 
+#define RAS_REPORTED_MAX 160
+
 static void copy_text(char *dst, size_t cap, slice s)
 {
 	size_t n = s.n < cap - 1 ? s.n : cap - 1;
@@ -178,7 +180,8 @@ static bool rank_line(ras_cursor *c, scan *sc, ras_item *it)
 		long at = slice_find((slice){ sc->s.p + sc->i, sc->s.n - sc->i }, " -- ", 4);
 		slice text = at >= 0 ? (slice){ sc->s.p + sc->i, (size_t)at } : rest(sc);
 		it->kind = RAS_RANK_ERROR;
-		it->a = text;
+		/* an error's words ("timeout while gathering"), not a whole line */
+		it->a = (slice){ text.p, text.n < RAS_REPORTED_MAX ? text.n : RAS_REPORTED_MAX };
 		it->code = ras_error_code(text);
 		if (at >= 0) {
 			sc->i += (size_t)at + 4;
