@@ -64,17 +64,13 @@ bool pcibus_parse(slice s, pcibus *out)
 		}
 		if (i != s.n)
 			return false;
-		if (np == 3) {
-			b.domain = (int)part[0];
-			b.bus = (int)part[1];
-			b.dev = (int)part[2];
-		} else {
-			b.domain = 0;
-			b.bus = (int)part[0];
-			b.dev = (int)part[1];
-		}
-		if (b.bus > 0xff || b.dev > 0xff)
+		/* told before narrowing: 8 hex digits do not fit an int */
+		long domain = np == 3 ? part[0] : 0, bus = part[np - 2], dev = part[np - 1];
+		if (domain > 0x7fffffff || bus > 0xff || dev > 0xff)
 			return false;
+		b.domain = (int)domain;
+		b.bus = (int)bus;
+		b.dev = (int)dev;
 	} else if (s.n > 2 && s.p[0] == '0' && (s.p[1] == 'x' || s.p[1] == 'X') && s.n <= 4) {
 		/* nccl-tests before 2.17: "[0x%02x]", the bus number alone */
 		i = 2;

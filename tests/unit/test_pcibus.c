@@ -32,7 +32,7 @@ int main(void)
 	form(&c, "107000", 1, 7, 0, 0);            /* domain 1: "0001:07:00.0" */
 	form(&c, "00000000:AF:00.0", 0, 0xaf, 0, 0); /* nvidia-smi's eight-digit domain */
 	const char *bad[] = { "", "zz", "0x", "12", "07:", ":00", "0000:07:00:00:00", "0000:07:00.0x", "0000:123:00",
-			      "hello:world", "[", "0x123456789abcdef0123" };
+			      "de0de041:4", "100000000:07:00.0", "80000000:07:00.0", "hello:world", "[", "0x123456789abcdef0123" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		pcibus b;
 		CHECK(&c, !pcibus_parse(slice_from(bad[i]), &b), "'%s' parsed", bad[i]);
