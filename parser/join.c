@@ -328,3 +328,80 @@ bool join_open(const joiner *j)
 	const joinpart *last = &j->part[j->nparts - 1];
 	return last->width < 0 ? last->n >= JOIN_MIN_WIDTH : last->width >= JOIN_MIN_WIDTH;
 }
+
+/* The length of a link target at s.p[i] ("http://...", "mailto:..."):
+ * no blank and no bracket in it, up to the byte that closes it; 0 when
+ * there is none. *host is set to what follows the scheme. */
+static size_t link_target(slice s, size_t i, char close, slice *host)
+{
+	static const char *const schemes[] = { "https://", "http://", "mailto:", "ftp://" };
+	slice t = { s.p + i, s.n - i };
+	size_t sch = 0;
+	for (size_t k = 0; k < sizeof schemes / sizeof schemes[0] && !sch; k++)
+		if (slice_starts(t, schemes[k]))
+			sch = strlen(schemes[k]);
+	if (!sch)
+		return 0;
+	for (size_t e = sch; e < t.n && e < 512; e++) {
+		char c = t.p[e];
+		if (c == close) {
+			*host = (slice){ t.p + sch, e - sch };
+			return e;
+		}
+		if (c == ' ' || c == '\t' || c == '<' || c == '>' || c == '[' || c == ']' || c == '(' ||
+		    c == ')')
+			return 0;
+	}
+	return 0;
+}
+
+size_t join_unlink(slice s, char *out, size_t cap)
+{
+	/* the cheap test first: a line of a log seldom holds a scheme; the
+	 * result is never longer than s */
+	if (s.n < 8 || s.n > cap)
+		return 0;
+	if (!memmem(s.p, s.n, "://", 3) && !memmem(s.p, s.n, "mailto:", 7))
+		return 0;
+	size_t n = 0, links = 0;
+	for (size_t i = 0; i < s.n;) {
+		char c = s.p[i];
+		slice host;
+		if (c == '[') {
+			/* "[text](target)": the text, as the page showed it */
+			const char *rb = memchr(s.p + i + 1, ']', s.n - i - 1 < 256 ? s.n - i - 1 : 256);
+			size_t e = rb ? (size_t)(rb - s.p) : 0;
+			size_t tl = e && e + 1 < s.n && s.p[e + 1] == '(' ? link_target(s, e + 2, ')', &host) : 0;
+			if (tl && !memchr(s.p + i + 1, '[', e - i - 1)) {
+				memcpy(out + n, s.p + i + 1, e - i - 1);
+				n += e - i - 1;
+				i = e + 2 + tl + 1;
+				links++;
+				continue;
+			}
+		} else if (c == '<') {
+			/* "<target>", "<target|text>": the host it names, once */
+			size_t tl = link_target(s, i + 1, '>', &host);
+			if (tl) {
+				const char *bar = memchr(host.p, '|', host.n);
+				slice show = bar ? (slice){ bar + 1, (size_t)(host.p + host.n - bar - 1) } : host;
+				if (!bar && show.n && show.p[show.n - 1] == '/')
+					show.n--;
+				if (!bar && memchr(show.p, '/', show.n)) {
+					/* a page's address, not a host made a link: keep it */
+					show = (slice){ s.p + i + 1, tl };
+				}
+				if (!(n >= show.n && show.n && memcmp(out + n - show.n, show.p, show.n) == 0)) {
+					memcpy(out + n, show.p, show.n);
+					n += show.n;
+				}
+				i += 1 + tl + 1;
+				links++;
+				continue;
+			}
+		}
+		out[n++] = c;
+		i++;
+	}
+	return links ? n : 0;
+}

@@ -64,5 +64,11 @@ slice join_text(const joiner *j);
  * there is room for more. */
 bool join_open(const joiner *j);
 void join_reset(joiner *j);
+/* Writes s to out (cap bytes) with the links a markdown editor or a mail
+ * client put around words of a pasted line replaced by the words they
+ * show: "[net_ib.cc:101](http://net_ib.cc:101/)", "<http://10.0.0.5>",
+ * "node-a<http://node-a>". Returns the length written, 0 when s has no
+ * such link or the result does not fit. */
+size_t join_unlink(slice s, char *out, size_t cap);
 
 #endif

@@ -109,6 +109,35 @@ static void test_joining(checks *c)
 	free(j);
 }
 
+static void unlink_is(checks *c, const char *in, const char *want)
+{
+	char out[512];
+	size_t n = join_unlink(slice_from(in), out, sizeof out);
+	if (!want)
+		CHECK(c, n == 0, "'%s' has no link to undo, got '%.*s'", in, (int)n, out);
+	else
+		CHECK_SLICE(c, ((slice){ out, n }), want, in);
+}
+
+static void test_unlink(checks *c)
+{
+	unlink_is(c, "h:1:2 [0] transport/[net_ib.cc:101](http://net_ib.cc:101/) NCCL WARN NET/IB : x",
+		  "h:1:2 [0] transport/net_ib.cc:101 NCCL WARN NET/IB : x");
+	unlink_is(c, "Got completion from peer [10.1.3.201](http://10.1.3.201/)<33057> with status=9",
+		  "Got completion from peer 10.1.3.201<33057> with status=9");
+	unlink_is(c, "Bootstrap : Using eth0:10.0.0.5<http://10.0.0.5><0>", "Bootstrap : Using eth0:10.0.0.5<0>");
+	unlink_is(c, "connect to <http://10.0.0.5/><0> failed", "connect to 10.0.0.5<0> failed");
+	unlink_is(c, "node-a<http://node-a>:1:2 [0] NCCL INFO x", "node-a:1:2 [0] NCCL INFO x");
+	unlink_is(c, "peer <http://node-b.example|node-b.example> closed", "peer node-b.example closed");
+	unlink_is(c, "see <https://pytorch.org/docs/stable/distributed.html> for more",
+		  "see https://pytorch.org/docs/stable/distributed.html for more");
+	/* NCCL's own brackets and angle brackets are no links */
+	unlink_is(c, "h:1:2 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.5<0> [1]ib0:10.1.0.5<0>", NULL);
+	unlink_is(c, "NCCL INFO Channel 00/02 : 0 1 via P2P/IPC [rank0]: see http://x.y/", NULL);
+	unlink_is(c, "[rank0](not a link) <33057>", NULL);
+	unlink_is(c, "[unclosed](http://a.b", NULL);
+}
+
 typedef struct env {
 	catalog cat;
 	ruleset rs;
@@ -168,6 +197,15 @@ static void test_pipeline(checks *c, const char *rules)
 	model *m = analyze_text(&e, watchdog, 4096);
 	CHECK(c, m->nwd == 1 && m->wd[0].seq == 20585, "the watchdog line is read whole (%zu reports)", m->nwd);
 	drop(m);
+	/* a paste whose prefix and site a markdown editor made links */
+	const char *linked = "[node-c](http://node-c):77:78 [0] transport/[net_ib.cc:1909](http://net_ib.cc:1909/) NCCL WARN "
+			     "NET/IB : Got completion from peer [10.1.0.12](http://10.1.0.12/)<46107> with status=12 opcode=0\n";
+	m = analyze_text(&e, linked, 4096);
+	finding *fl = findings_find(&m->fs, "ib-completion-error");
+	CHECK(c, fl != NULL, "the linked WARN is understood");
+	CHECK(c, m->nprocs == 1 && strcmp(intern_str(&m->str, m->procs[0].host), "node-c") == 0,
+	      "its host is node-c (%zu processes)", m->nprocs);
+	drop(m);
 	/* an unexplained WARN goes to the catch-all, once per template */
 	const char *loose = "h:1:2 [0] misc/x.cc:10 NCCL WARN Strange thing 17 at 0x55d0\n"
 			    "h:1:3 [1] misc/x.cc:10 NCCL WARN Strange thing 42 at 0x55e1\n";
@@ -187,6 +225,7 @@ int main(int argc, char **argv)
 	checks cc = { 0 }, *c = &cc;
 	test_continues(c);
 	test_joining(c);
+	test_unlink(c);
 	if (argc > 1)
 		test_pipeline(c, argv[1]);
 	return check_done(c, "join");
