@@ -110,6 +110,8 @@ static bool line_head(slice t)
 		"Traceback (", "File \"", "frame #", "During handling", "The above exception",
 		"Exception raised from", "INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL", "FATAL",
 		"#", "+ ", "$ ", ">>> ", "NCCL version", "RCCL version",
+		/* the C++ runtime's report of an uncaught exception, two lines */
+		"terminate called after throwing", "terminate called without", "what():",
 	};
 	for (size_t k = 0; k < sizeof heads / sizeof heads[0]; k++)
 		if (starts_word(t, heads[k]))
@@ -285,6 +287,17 @@ bool join_add(joiner *j, slice s, uint64_t no, uint64_t off)
 		s.p++;
 		s.n--;
 	}
+	/* a wrap breaks a line only where its next word does not fit, and the
+	 * lines show how wide they could be: when the word fits behind the
+	 * line before at that width, that line ended there */
+	int wmax = width;
+	for (int k = 0; k < j->nparts; k++)
+		if (j->part[k].width > wmax)
+			wmax = j->part[k].width;
+	const char *sp = memchr(s.p, ' ', s.n);
+	int word = join_width((slice){ s.p, sp ? (size_t)(sp - s.p) : s.n });
+	if (last->width + 1 + word <= wmax)
+		return false;
 	int k = j->nparts;
 	j->n = last->at + keep;
 	last->n = keep;

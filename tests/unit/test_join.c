@@ -96,6 +96,19 @@ static void test_joining(checks *c)
 	CHECK_SLICE(c, join_text(j), "abcdefghij klmnopqrst uvwxyzabcd efghijklmn opqrstuvwx yzabcdefg hijk", "blank between words");
 	CHECK(c, j->tight == 2 && j->direct == 0, "tight, read as a word wrap");
 
+	/* a wrap breaks where the next word does not fit: a line that the next
+	 * word fits behind, at the width the next line shows, ended there */
+	join_start(j, slice_from("gpu-b05:18817:18817 [0] NCCL INFO Using network IB"), 1, 0);
+	CHECK(c, !join_add(j, slice_from("step 10/2000 | loss 9.8721 | lr 1.50e-05 | 412.3 TFLOPS | 1.92 s/step"), 2, 52),
+	      "a wider line whose first word fits behind the line before is a line of its own");
+	CHECK(c, j->nparts == 1, "nothing added (%d parts)", j->nparts);
+	join_start(j, slice_from("gpu-b05:18817:18817 [0] NCCL INFO NET/IB : Got completion from peer"), 1, 0);
+	CHECK(c, join_add(j, slice_from("10.0.0.2<1234> with error 12"), 2, 70),
+	      "a shorter line goes on the one before");
+	join_start(j, slice_from("gpu-b05:18817:18817 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to"), 1, 0);
+	CHECK(c, join_add(j, slice_from("10.0.0.2<44321> failed : Connection refused; the peer might not be up yet, or a firewall"), 2, 90),
+	      "a wider line whose first word would not have fit goes on");
+
 	/* bounded */
 	char w97[98];
 	memset(w97, 'x', 97);
