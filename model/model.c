@@ -723,6 +723,7 @@ static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 	}
 	if (slice_eq_str(state, "START") || complete)
 		p->init_started = true;
+	p->init_start_seen |= slice_eq_str(state, "START");
 	evref_here(m, &p->ev_init);
 	if (complete) {
 		if (p->done_file < 0) {
