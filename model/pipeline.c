@@ -284,14 +284,18 @@ void pipeline_line(pipeline *p, const line *l)
 {
 	if (l->cut)
 		p->cut_lines++;
-	/* a paste whose hosts, addresses or sites a markdown editor made links */
+	/* a paste whose hosts, addresses or sites a markdown editor made links,
+	 * or a line quoted as one code span */
 	line ul;
-	size_t un = join_unlink(l->text, p->linkbuf, JOIN_MAX_BYTES);
+	bool span;
+	size_t un = join_unmark(l->text, p->linkbuf, JOIN_MAX_BYTES, &span);
 	if (un) {
 		ul = *l;
 		ul.text = (slice){ p->linkbuf, un };
 		l = &ul;
 	}
+	if (p->state != JS_NONE && span)
+		flush_held(p);
 	if (p->state != JS_NONE) {
 		joiner *j = p->j;
 		const joinpart *last = &j->part[j->nparts - 1];
@@ -314,7 +318,7 @@ void pipeline_line(pipeline *p, const line *l)
 	p->prev.n = 0;
 	slice s = l->text;
 	if (!l->cut && !memchr(s.p, '\r', s.n)) {
-		segment(p, l, s, true, prev, false);
+		segment(p, l, s, !span, span ? SLICE_NONE : prev, false);
 		return;
 	}
 	/* a progress bar redrawn: when the line has no date, none of its parts has */

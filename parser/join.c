@@ -112,6 +112,8 @@ static bool line_head(slice t)
 		"#", "+ ", "$ ", ">>> ", "NCCL version", "RCCL version",
 		/* the C++ runtime's report of an uncaught exception, two lines */
 		"terminate called after throwing", "terminate called without", "what():",
+		/* a markdown code fence around a paste */
+		"```", "~~~",
 	};
 	for (size_t k = 0; k < sizeof heads / sizeof heads[0]; k++)
 		if (starts_word(t, heads[k]))
@@ -366,6 +368,36 @@ static size_t link_target(slice s, size_t i, char close, slice *host)
 			return 0;
 	}
 	return 0;
+}
+
+/* A line that is one markdown code span ("`misc/ibvwrap.cc:206 NCCL WARN
+ * ...`"): the length of its text between the backticks, 0 when it is not. */
+static size_t code_span(slice s, size_t *from)
+{
+	size_t a = 0, b = s.n;
+	while (a < b && blank(s.p[a]))
+		a++;
+	while (b > a && blank(s.p[b - 1]))
+		b--;
+	if (b - a < 3 || s.p[a] != '`' || s.p[b - 1] != '`' || memchr(s.p + a + 1, '`', b - a - 2))
+		return 0;
+	*from = a + 1;
+	return b - a - 2;
+}
+
+size_t join_unmark(slice s, char *out, size_t cap, bool *whole)
+{
+	*whole = false;
+	size_t from, n = s.n && s.n <= cap && memchr(s.p, '`', s.n) ? code_span(s, &from) : 0;
+	if (n) {
+		/* the span closes on this line: the paste says it is whole */
+		*whole = true;
+		size_t k = join_unlink((slice){ s.p + from, n }, out, cap);
+		if (!k)
+			memcpy(out, s.p + from, n);
+		return k ? k : n;
+	}
+	return join_unlink(s, out, cap);
 }
 
 size_t join_unlink(slice s, char *out, size_t cap)

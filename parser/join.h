@@ -70,5 +70,8 @@ void join_reset(joiner *j);
  * "node-a<http://node-a>". Returns the length written, 0 when s has no
  * such link or the result does not fit. */
 size_t join_unlink(slice s, char *out, size_t cap);
+/* The same, and a line that is one markdown code span loses its backticks
+ * and is whole (*whole: it goes on no line and no line goes on it). */
+size_t join_unmark(slice s, char *out, size_t cap, bool *whole);
 
 #endif

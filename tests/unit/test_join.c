@@ -151,6 +151,25 @@ static void test_unlink(checks *c)
 	unlink_is(c, "[unclosed](http://a.b", NULL);
 }
 
+static void test_unmark(checks *c)
+{
+	char out[512];
+	bool whole;
+	size_t n = join_unmark(slice_from("`misc/ibvwrap.cc:206 NCCL WARN Call to ibv_modify_qp failed with error Invalid argument`"),
+			       out, sizeof out, &whole);
+	CHECK_SLICE(c, ((slice){ out, n }), "misc/ibvwrap.cc:206 NCCL WARN Call to ibv_modify_qp failed with error Invalid argument",
+		    "a line quoted as one code span");
+	CHECK(c, whole, "a code span is a whole line");
+	n = join_unmark(slice_from("  `h:1:2 [0] NCCL INFO NET/IB : Using [0]irdma0:1/RoCE [RO]; `  "), out, sizeof out, &whole);
+	CHECK_SLICE(c, ((slice){ out, n }), "h:1:2 [0] NCCL INFO NET/IB : Using [0]irdma0:1/RoCE [RO]; ", "padded span");
+	n = join_unmark(slice_from("the `NCCL_IB_HCA` and `NCCL_SOCKET_IFNAME` settings"), out, sizeof out, &whole);
+	CHECK(c, n == 0 && !whole, "spans inside a line are left alone");
+	n = join_unmark(slice_from("```"), out, sizeof out, &whole);
+	CHECK(c, n == 0 && !whole, "a fence is no span");
+	CHECK(c, !join_continues(slice_from("```"), slice_from("h:1:2 [0] NCCL WARN a line of a log that is wide enough to go on")),
+	      "a closing code fence is a line of its own");
+}
+
 typedef struct env {
 	catalog cat;
 	ruleset rs;
@@ -219,6 +238,18 @@ static void test_pipeline(checks *c, const char *rules)
 	CHECK(c, m->nprocs == 1 && strcmp(intern_str(&m->str, m->procs[0].host), "node-c") == 0,
 	      "its host is node-c (%zu processes)", m->nprocs);
 	drop(m);
+	/* a WARN quoted as a code span, then prose; a closing fence after a WARN */
+	const char *quoted = "`h:1:2 [0] misc/ibvwrap.cc:206 NCCL WARN Call to ibv_modify_qp failed with error Invalid argument`\n"
+			     "Your cross-node comm interface is using RoCE:\n"
+			     "h:1:2 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.0.0.2<44321> failed : Connection refused\n"
+			     "```\n";
+	m = analyze_text(&e, quoted, 4096);
+	finding *fq = findings_find(&m->fs, "ib-setup-failed");
+	CHECK(c, fq && strstr(fq->message, "RoCE") == NULL, "the prose after the span is not the WARN's (%s)",
+	      fq ? fq->message : "none");
+	fq = findings_find(&m->fs, "bootstrap-connect-failed");
+	CHECK(c, fq && strstr(fq->message, "```") == NULL, "the fence is not the WARN's (%s)", fq ? fq->message : "none");
+	drop(m);
 	/* an unexplained WARN goes to the catch-all, once per template */
 	const char *loose = "h:1:2 [0] misc/x.cc:10 NCCL WARN Strange thing 17 at 0x55d0\n"
 			    "h:1:3 [1] misc/x.cc:10 NCCL WARN Strange thing 42 at 0x55e1\n";
@@ -239,6 +270,7 @@ int main(int argc, char **argv)
 	test_continues(c);
 	test_joining(c);
 	test_unlink(c);
+	test_unmark(c);
 	if (argc > 1)
 		test_pipeline(c, argv[1]);
 	return check_done(c, "join");
