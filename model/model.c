@@ -38,6 +38,7 @@ void model_init(model *m, const catalog *cat)
 	intern_init(&m->str);
 	m->cur_proc = -1;
 	m->snap_seq = -2;
+	m->msg_file = m->msg_proc = -1;
 }
 
 static void evref_free(evref *e)
@@ -620,6 +621,23 @@ void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li)
 		proc_seen(m, &m->procs[s->proc], file, lineno, t);
 }
 
+/* A c10 message that carries an NCCL error has the rank's prefix on its
+ * first line only ("[rank1]:[E415 ...] ... raised the following async
+ * exception: NCCL error: ...", then "ncclRemoteError: ...", "Last error:",
+ * the WARN's text, "Exception raised from ..."): the lines after it with
+ * no prefix, level, time or head of their own are that process's. */
+static int msg_line_proc(model *m, int file, const record *r)
+{
+	slice b = r->body;
+	if (m->msg_file != file || r->ln.tag.n || r->nccl || r->level != LV_NONE || r->time != 0 || !b.n ||
+	    slice_starts(b, "Traceback (") || slice_starts(b, "ERROR:") || slice_starts(b, "WARNING:") ||
+	    slice_starts(b, "INFO:")) {
+		m->msg_file = -1;
+		return -1;
+	}
+	return m->msg_proc;
+}
+
 void model_record(model *m, int file, uint64_t lineno, uint64_t off, const record *r, const linespan *span)
 {
 	m->cur_file = file;
@@ -633,7 +651,13 @@ void model_record(model *m, int file, uint64_t lineno, uint64_t off, const recor
 	m->cur_sys_done = 0;
 	if (r->level != LV_NONE)
 		m->nccl_records++;
-	int pi = resolve_proc(m, file, r);
+	int pi = msg_line_proc(m, file, r);
+	if (pi < 0)
+		pi = resolve_proc(m, file, r);
+	if (pi >= 0 && r->ln.tag.n && !r->nccl && slice_find(r->text, "NCCL error", 10) >= 0) {
+		m->msg_file = file;
+		m->msg_proc = pi;
+	}
 	m->cur_proc = pi;
 	if (pi < 0) {
 		/* a cap left no room for its process: the record is not analyzed */

@@ -250,6 +250,23 @@ static void test_pipeline(checks *c, const char *rules)
 	fq = findings_find(&m->fs, "bootstrap-connect-failed");
 	CHECK(c, fq && strstr(fq->message, "```") == NULL, "the fence is not the WARN's (%s)", fq ? fq->message : "none");
 	drop(m);
+	/* a c10 message prefixed on its first line only: its NCCL text is that rank's */
+	const char *async = "[rank1]:[E415 21:17:08.996319560 ProcessGroupNCCL.cpp:552] [Rank 1] Collective WorkNCCL(SeqNum=335, "
+			    "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) raised the following async exception: "
+			    "NCCL error: remote process exited or there was a network error, NCCL version 2.21.5\n"
+			    "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.\n"
+			    "Last error:\n"
+			    "socketProgress: Connection closed by remote peer node-b<32926>\n"
+			    "W0415 21:17:09.100000 4242 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 4250 closing signal SIGTERM\n"
+			    "socketProgress: Connection closed by remote peer node-c<32927>\n";
+	m = analyze_text(&e, async, 4096);
+	finding *fa = findings_find(&m->fs, "remote-peer-closed");
+	bool on1 = false;
+	for (size_t k = 0; fa && k < fa->procs.n; k++)
+		on1 |= m->procs[fa->procs.v[k]].lrank == 1;
+	CHECK(c, fa && on1, "the WARN text after the rank's first line is rank 1's");
+	CHECK(c, fa && fa->procs.n == 2, "a line after one with a time of its own is not (%zu processes)", fa ? fa->procs.n : 0);
+	drop(m);
 	/* an unexplained WARN goes to the catch-all, once per template */
 	const char *loose = "h:1:2 [0] misc/x.cc:10 NCCL WARN Strange thing 17 at 0x55d0\n"
 			    "h:1:3 [1] misc/x.cc:10 NCCL WARN Strange thing 42 at 0x55e1\n";
