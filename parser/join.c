@@ -88,6 +88,19 @@ static bool torn_prefix(slice t)
 	return true;
 }
 
+/* A stream's empty line: the pdsh label head carries and nothing after it
+ * ("node01:" under "node01: h:1:2 [0] NCCL WARN ..."). */
+static bool empty_label_line(slice t, slice head)
+{
+	while (t.n && (t.p[t.n - 1] == ' ' || t.p[t.n - 1] == '\t'))
+		t.n--;
+	if (t.n < 2 || t.p[t.n - 1] != ':' || !head.n)
+		return false;
+	launch hl = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
+	launch_strip(head, &hl);
+	return hl.host.n == t.n - 1 && memcmp(hl.host.p, t.p, hl.host.n) == 0;
+}
+
 /* Digits alone (a web log viewer numbers each line it copies). */
 static bool line_number(slice t)
 {
@@ -190,7 +203,7 @@ bool join_continues_info(lineinfo *li, slice head)
 	double tm;
 	if (timestamp_parse(t, &tm) || line_head(t))
 		return false;
-	if (torn_prefix(t))
+	if (torn_prefix(t) || empty_label_line(t, head))
 		return false;
 	/* a number alone is a log viewer's line number, unless the line before
 	 * filled the terminal and was cut right before its last digits */

@@ -36,6 +36,12 @@ static void test_continues(checks *c)
 	CHECK(c, !cont("node-a7: rest"), "pdsh's host prefix, with no head known");
 	CHECK(c, join_continues(slice_from("x5_0: mlx5dv_create_qp failed"), slice_from("h:1:2 [0] NCCL WARN NET/IB: ml")),
 	      "a word with a colon after a head without a host prefix");
+	CHECK(c, !join_continues(slice_from("> node01:"), slice_from("> node01: h:1:2 [0] NCCL WARN NET/IB : Got async event : GID table change")),
+	      "an empty line of the same pdsh stream is a line of its own");
+	CHECK(c, !join_continues(slice_from("node01:  "), slice_from("node01: h:1:2 [0] NCCL WARN NET/IB : Got async event : GID table change")),
+	      "padded as well");
+	CHECK(c, join_continues(slice_from("mlx5_0:"), slice_from("h:1:2 [0] NCCL WARN NET/IB : a message that a terminal cut on")),
+	      "a word and a colon goes on a line without a pdsh label");
 	CHECK(c, !join_continues(slice_from("node-a7: h:1:2 [0] NCCL INFO x"), slice_from("node-a6: h:1:2 [0] NCCL INFO y")),
 	      "the next pdsh line");
 	CHECK(c, cont("WARN DOCA Error 12"), "the level word after a break before it");
