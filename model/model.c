@@ -1,6 +1,7 @@
 #include "model.h"
 #include "frmatch.h"
 #include "system.h"
+#include "../parser/join.h"
 #include "../util/ipaddr.h"
 
 #include <ctype.h>
@@ -589,6 +590,9 @@ void model_activity(model *m, int file, uint64_t lineno, uint64_t off, slice lin
 
 void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li)
 {
+	/* a line of its own ends a c10 message, seen or not by the rules */
+	if (m->msg_file == file && !join_bare(li->s))
+		m->msg_file = -1;
 	/* most lines carry no date: nothing below could change */
 	if (li->undated || !line_may_be_dated(li->s))
 		return;
@@ -621,17 +625,12 @@ void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li)
 		proc_seen(m, &m->procs[s->proc], file, lineno, t);
 }
 
-/* A c10 message that carries an NCCL error has the rank's prefix on its
- * first line only ("[rank1]:[E415 ...] ... raised the following async
- * exception: NCCL error: ...", then "ncclRemoteError: ...", "Last error:",
- * the WARN's text, "Exception raised from ..."): the lines after it with
- * no prefix, level, time or head of their own are that process's. */
+/* The lines that go on a c10 message carrying an NCCL error (see
+ * join_record_opens_msg) are the process's of its first line, the only
+ * one with the rank's prefix. */
 static int msg_line_proc(model *m, int file, const record *r)
 {
-	slice b = r->body;
-	if (m->msg_file != file || r->ln.tag.n || r->nccl || r->level != LV_NONE || r->time != 0 || !b.n ||
-	    slice_starts(b, "Traceback (") || slice_starts(b, "ERROR:") || slice_starts(b, "WARNING:") ||
-	    slice_starts(b, "INFO:")) {
+	if (m->msg_file != file || !join_record_bare(r)) {
 		m->msg_file = -1;
 		return -1;
 	}
@@ -654,7 +653,7 @@ void model_record(model *m, int file, uint64_t lineno, uint64_t off, const recor
 	int pi = msg_line_proc(m, file, r);
 	if (pi < 0)
 		pi = resolve_proc(m, file, r);
-	if (pi >= 0 && r->ln.tag.n && !r->nccl && slice_find(r->text, "NCCL error", 10) >= 0) {
+	if (pi >= 0 && join_record_opens_msg(r)) {
 		m->msg_file = file;
 		m->msg_proc = pi;
 	}

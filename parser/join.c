@@ -463,3 +463,29 @@ size_t join_unlink(slice s, char *out, size_t cap)
 	}
 	return links ? n : 0;
 }
+
+bool join_record_opens_msg(const record *r)
+{
+	return r->ln.tag.n && !r->nccl && slice_find(r->text, "NCCL error", 10) >= 0;
+}
+
+bool join_record_bare(const record *r)
+{
+	slice b = r->body;
+	return !r->ln.tag.n && !r->nccl && r->level == LV_NONE && r->time == 0 && b.n && !slice_starts(b, "Traceback (") &&
+	       !slice_starts(b, "ERROR:") && !slice_starts(b, "WARNING:") && !slice_starts(b, "INFO:");
+}
+
+bool join_opens_msg(slice s)
+{
+	record r;
+	record_parse(s, &r);
+	return join_record_opens_msg(&r);
+}
+
+bool join_bare(slice s)
+{
+	record r;
+	record_parse(s, &r);
+	return join_record_bare(&r);
+}
