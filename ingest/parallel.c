@@ -163,6 +163,35 @@ static off_t next_line(int fd, off_t at, off_t size)
 	return size;
 }
 
+/* True when the lines right before `pos` are a c10 message that goes on
+ * (join_opens_msg, then join_bare lines): a cut there would give its next
+ * lines to another process than reading the whole file does. */
+static bool in_message(int fd, off_t pos, char *buf)
+{
+	off_t from = pos > JOIN_MAX_BYTES ? pos - JOIN_MAX_BYTES : 0;
+	ssize_t r = pos > from ? pread(fd, buf, (size_t)(pos - from), from) : 0;
+	if (r <= 0)
+		return false;
+	size_t end = (size_t)r;
+	for (int k = 0; k < 64 && end > 0; k++) {
+		size_t n = end;
+		if (buf[n - 1] == '\n')
+			n--;
+		const char *nl = n ? memrchr(buf, '\n', n) : NULL;
+		size_t at = nl ? (size_t)(nl - buf) + 1 : 0;
+		if (!nl && from > 0)
+			return false; /* a line longer than the window: no message line */
+		slice one = { buf + at, n - at };
+		if (one.n && one.p[one.n - 1] == '\r')
+			one.n--;
+		/* empty lines say nothing: the reader skips them too */
+		if (one.n && !join_bare(one))
+			return join_opens_msg(one);
+		end = at;
+	}
+	return false;
+}
+
 /* A cut point at or after `at` where no line is continued: the line after
  * it does not read as the rest of the one before (a wrapped paste), so a
  * part decides its joins as reading the whole file would. */
@@ -170,6 +199,7 @@ static off_t safe_cut(int fd, off_t at, off_t size)
 {
 	char buf[JOIN_MAX_BYTES];
 	off_t pos = next_line(fd, at, size);
+	bool in_msg = in_message(fd, pos, buf);
 	for (int k = 0; k < 1024 && pos < size; k++) {
 		ssize_t r = pread(fd, buf, sizeof buf, pos);
 		if (r <= 0)
@@ -178,7 +208,8 @@ static off_t safe_cut(int fd, off_t at, off_t size)
 		size_t n = nl ? (size_t)(nl - buf) : (size_t)r;
 		if (n && buf[n - 1] == '\r')
 			n--;
-		if (!join_continues((slice){ buf, n }, SLICE_NONE))
+		/* nor the rest of a c10 message whose first line alone names the rank */
+		if (!join_continues((slice){ buf, n }, SLICE_NONE) && !(in_msg && (!n || join_bare((slice){ buf, n }))))
 			break;
 		pos = next_line(fd, pos, size);
 	}

@@ -1,6 +1,7 @@
-/* Findings from nccl-tests runs: wrong results, and a bus bandwidth far
- * below what the transport the logs show gives; placed on the ranks of
- * the run's device table. */
+/* Findings from nccl-tests runs: wrong results, a bus bandwidth far below
+ * what the transport the logs show gives, a run on one host that never
+ * got its first result; placed on the ranks of the run's device table. */
+#include "checks.h"
 #include "checks_system.h"
 
 #include <stdio.h>
@@ -136,6 +137,40 @@ static void run_bandwidth(model *m, const ntrun *r, const intset *procs)
 	sb_free(&key);
 }
 
+/* A run on one host that printed its size table's header and never a row,
+ * with no error anywhere: its first collective between those GPUs never
+ * completed, the P2P hang (ACS, the IOMMU, GPUs whose driver gives no
+ * working peer access). */
+static void run_stalled(model *m, const ntrun *r, const intset *procs)
+{
+	if (r->col == NCCLT_COL_NONE || r->rows > 0 || r->avg_bw >= 0 || r->oob >= 0 || !r->procs.n ||
+	    m->ev_excerpt.text || any_error(m))
+		return;
+	int host = -1;
+	for (size_t i = 0; i < procs->n; i++) {
+		int h = m->procs[procs->v[i]].host;
+		if (h < 0 || (host >= 0 && h != host))
+			return;
+		host = h;
+	}
+	strbuf msg = { 0 }, key = { 0 };
+	sb_printf(&msg, "%s printed its size table and no result (", run_name(m, r));
+	model_describe(m, procs, &msg);
+	sb_adds(&msg, "): the first collective between these GPUs never completed, with no error");
+	sb_printf(&key, "nt-stall:%d", r->file);
+	finding *f = job_finding(m, "p2p-hang-suspect", key.p, SEV_WARNING, msg.p,
+				 "as a test (not a fix), run with NCCL_P2P_DISABLE=1; if that works, the GPUs' peer path "
+				 "is broken: PCIe ACS (`lspci -vvv | grep ACSCtl`), the IOMMU (`iommu=pt` or off), or a "
+				 "driver that gives these GPUs no working P2P (GeForce cards); NCCL_DEBUG=INFO shows the "
+				 "channels it set up",
+				 true);
+	f->confidence = CONF_SUSPECTED;
+	sys_place(m, f, procs);
+	sys_cite(f, &r->ev_head, -1);
+	sb_free(&msg);
+	sb_free(&key);
+}
+
 void check_nccl_tests(model *m)
 {
 	for (size_t i = 0; i < m->nnt; i++) {
@@ -145,6 +180,7 @@ void check_nccl_tests(model *m)
 		if (r->wrong > 0 || r->oob > 0)
 			run_wrong(m, r, &procs);
 		run_bandwidth(m, r, &procs);
+		run_stalled(m, r, &procs);
 		intset_free(&procs);
 	}
 }

@@ -9,6 +9,23 @@
 #include "../util/ipaddr.h"
 
 
+/* An excerpt that starts after init (no bootstrap, banner or Init START
+ * of any process) shows the ranks that spoke since, not all that were
+ * there: their absence tells something only while a process it shows is
+ * still connecting, short of its rings and trees (init hangs there). */
+static bool ranks_judgeable(const model *m)
+{
+	bool connecting = false;
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const proc *p = &m->procs[i];
+		if (p->init_start_seen || p->ev_boot.text || p->ev_version.text)
+			return true;
+		if (!p->init_done && p->phase >= PH_TOPOLOGY && p->phase < PH_CONNECTED)
+			connecting = true;
+	}
+	return connecting;
+}
+
 void check_ranks(model *m)
 {
 	/* live: ranks may still be starting while any process logs */
@@ -16,7 +33,7 @@ void check_ranks(model *m)
 		if (!quiet(m, &m->procs[i]))
 			return;
 	/* a cut paste ("[...]") shows some ranks by construction */
-	if (m->ev_excerpt.text)
+	if (m->ev_excerpt.text || !ranks_judgeable(m))
 		return;
 	jobinfo j;
 	model_jobinfo(m, &j);

@@ -37,6 +37,7 @@
 	X(STR, busid, -1, OWN, none)             /* busId of that rank */                          \
 	X(PHASE, phase, PH_NONE, OWN, none)                                                        \
 	X(BOOL, init_started, false, OR, none)                                                     \
+	X(BOOL, init_start_seen, false, OR, none) /* its Init START line itself */                 \
 	X(BOOL, init_done, false, OR, none)                                                        \
 	X(BOOL, aborted, false, OR, none)                                                          \
 	X(BOOL, destroyed, false, OR, none)                                                        \

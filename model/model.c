@@ -1,6 +1,7 @@
 #include "model.h"
 #include "frmatch.h"
 #include "system.h"
+#include "../parser/join.h"
 #include "../util/ipaddr.h"
 
 #include <ctype.h>
@@ -38,6 +39,7 @@ void model_init(model *m, const catalog *cat)
 	intern_init(&m->str);
 	m->cur_proc = -1;
 	m->snap_seq = -2;
+	m->msg_file = m->msg_proc = -1;
 }
 
 static void evref_free(evref *e)
@@ -588,6 +590,9 @@ void model_activity(model *m, int file, uint64_t lineno, uint64_t off, slice lin
 
 void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li)
 {
+	/* a line of its own ends a c10 message, seen or not by the rules */
+	if (m->msg_file == file && !join_bare(li->s))
+		m->msg_file = -1;
 	/* most lines carry no date: nothing below could change */
 	if (li->undated || !line_may_be_dated(li->s))
 		return;
@@ -620,6 +625,18 @@ void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li)
 		proc_seen(m, &m->procs[s->proc], file, lineno, t);
 }
 
+/* The lines that go on a c10 message carrying an NCCL error (see
+ * join_record_opens_msg) are the process's of its first line, the only
+ * one with the rank's prefix. */
+static int msg_line_proc(model *m, int file, const record *r)
+{
+	if (m->msg_file != file || !join_record_bare(r)) {
+		m->msg_file = -1;
+		return -1;
+	}
+	return m->msg_proc;
+}
+
 void model_record(model *m, int file, uint64_t lineno, uint64_t off, const record *r, const linespan *span)
 {
 	m->cur_file = file;
@@ -633,7 +650,13 @@ void model_record(model *m, int file, uint64_t lineno, uint64_t off, const recor
 	m->cur_sys_done = 0;
 	if (r->level != LV_NONE)
 		m->nccl_records++;
-	int pi = resolve_proc(m, file, r);
+	int pi = msg_line_proc(m, file, r);
+	if (pi < 0)
+		pi = resolve_proc(m, file, r);
+	if (pi >= 0 && join_record_opens_msg(r)) {
+		m->msg_file = file;
+		m->msg_proc = pi;
+	}
 	m->cur_proc = pi;
 	if (pi < 0) {
 		/* a cap left no room for its process: the record is not analyzed */
@@ -723,6 +746,7 @@ static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 	}
 	if (slice_eq_str(state, "START") || complete)
 		p->init_started = true;
+	p->init_start_seen |= slice_eq_str(state, "START");
 	evref_here(m, &p->ev_init);
 	if (complete) {
 		if (p->done_file < 0) {

@@ -336,6 +336,7 @@ typedef struct model {
 	bool cur_explained;       /* a rule matched it (a finding, a fact, benign) */
 	bool cur_fwerr;           /* a framework error line that names NCCL or c10d */
 	unsigned cur_sys_done;    /* system readers (1 nccl-tests, 2 RAS) that read its lines already */
+	int msg_file, msg_proc;   /* a prefixed message whose next lines carry no prefix, or -1 */
 } model;
 
 void model_init(model *m, const catalog *cat);

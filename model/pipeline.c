@@ -31,6 +31,7 @@ void pipeline_begin_at(pipeline *p, model *m, ruleset *rs, int file, uint64_t fi
 	p->j = xmalloc(sizeof *p->j);
 	join_reset(p->j);
 	p->prevbuf = xmalloc(JOIN_MAX_BYTES);
+	p->linkbuf = xmalloc(JOIN_MAX_BYTES);
 	/* the rules that did not load are a cap the report names too */
 	if (rs->dropped > m->dropped[CAP_RULES])
 		m->dropped[CAP_RULES] = rs->dropped;
@@ -259,8 +260,10 @@ static void segment(pipeline *p, const line *l, slice seg, bool whole, slice pre
 			p->prev = seg;
 			p->prev_no = l->no;
 			p->prev_off = l->off;
-			/* the splitter's carry buffer is reused before the chunk ends */
-			if (p->ls.carry && seg.p >= p->ls.carry && seg.p < p->ls.carry + p->ls.carrycap) {
+			/* the splitter's carry buffer is reused before the chunk ends, the
+			 * link buffer at the next line */
+			if ((p->ls.carry && seg.p >= p->ls.carry && seg.p < p->ls.carry + p->ls.carrycap) ||
+			    (seg.p >= p->linkbuf && seg.p < p->linkbuf + JOIN_MAX_BYTES)) {
 				memcpy(p->prevbuf, seg.p, seg.n);
 				p->prev.p = p->prevbuf;
 			}
@@ -281,6 +284,18 @@ void pipeline_line(pipeline *p, const line *l)
 {
 	if (l->cut)
 		p->cut_lines++;
+	/* a paste whose hosts, addresses or sites a markdown editor made links,
+	 * or a line quoted as one code span */
+	line ul;
+	bool span;
+	size_t un = join_unmark(l->text, p->linkbuf, JOIN_MAX_BYTES, &span);
+	if (un) {
+		ul = *l;
+		ul.text = (slice){ p->linkbuf, un };
+		l = &ul;
+	}
+	if (p->state != JS_NONE && span)
+		flush_held(p);
 	if (p->state != JS_NONE) {
 		joiner *j = p->j;
 		const joinpart *last = &j->part[j->nparts - 1];
@@ -303,7 +318,7 @@ void pipeline_line(pipeline *p, const line *l)
 	p->prev.n = 0;
 	slice s = l->text;
 	if (!l->cut && !memchr(s.p, '\r', s.n)) {
-		segment(p, l, s, true, prev, false);
+		segment(p, l, s, !span, span ? SLICE_NONE : prev, false);
 		return;
 	}
 	/* a progress bar redrawn: when the line has no date, none of its parts has */
@@ -379,9 +394,11 @@ void pipeline_end(pipeline *p)
 	linesplit_free(&p->ls);
 	free(p->j);
 	free(p->prevbuf);
+	free(p->linkbuf);
 	free(p->cs.v);
 	free(p->cs.vals);
 	p->j = NULL;
 	p->prevbuf = NULL;
+	p->linkbuf = NULL;
 	p->cs = (chunkscan){ 0 };
 }

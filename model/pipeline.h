@@ -49,6 +49,7 @@ typedef struct pipeline {
 	slice prev;
 	uint64_t prev_no, prev_off;
 	char *prevbuf;
+	char *linkbuf; /* the line read with a paste's markdown links undone */
 	chunkscan cs;
 } pipeline;
 

@@ -88,6 +88,19 @@ static bool torn_prefix(slice t)
 	return true;
 }
 
+/* A stream's empty line: the pdsh label head carries and nothing after it
+ * ("node01:" under "node01: h:1:2 [0] NCCL WARN ..."). */
+static bool empty_label_line(slice t, slice head)
+{
+	while (t.n && (t.p[t.n - 1] == ' ' || t.p[t.n - 1] == '\t'))
+		t.n--;
+	if (t.n < 2 || t.p[t.n - 1] != ':' || !head.n)
+		return false;
+	launch hl = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
+	launch_strip(head, &hl);
+	return hl.host.n == t.n - 1 && memcmp(hl.host.p, t.p, hl.host.n) == 0;
+}
+
 /* Digits alone (a web log viewer numbers each line it copies). */
 static bool line_number(slice t)
 {
@@ -110,6 +123,10 @@ static bool line_head(slice t)
 		"Traceback (", "File \"", "frame #", "During handling", "The above exception",
 		"Exception raised from", "INFO", "WARNING", "ERROR", "DEBUG", "CRITICAL", "FATAL",
 		"#", "+ ", "$ ", ">>> ", "NCCL version", "RCCL version",
+		/* the C++ runtime's report of an uncaught exception, two lines */
+		"terminate called after throwing", "terminate called without", "what():",
+		/* a markdown code fence around a paste */
+		"```", "~~~",
 	};
 	for (size_t k = 0; k < sizeof heads / sizeof heads[0]; k++)
 		if (starts_word(t, heads[k]))
@@ -186,7 +203,7 @@ bool join_continues_info(lineinfo *li, slice head)
 	double tm;
 	if (timestamp_parse(t, &tm) || line_head(t))
 		return false;
-	if (torn_prefix(t))
+	if (torn_prefix(t) || empty_label_line(t, head))
 		return false;
 	/* a number alone is a log viewer's line number, unless the line before
 	 * filled the terminal and was cut right before its last digits */
@@ -285,6 +302,17 @@ bool join_add(joiner *j, slice s, uint64_t no, uint64_t off)
 		s.p++;
 		s.n--;
 	}
+	/* a wrap breaks a line only where its next word does not fit, and the
+	 * lines show how wide they could be: when the word fits behind the
+	 * line before at that width, that line ended there */
+	int wmax = width;
+	for (int k = 0; k < j->nparts; k++)
+		if (j->part[k].width > wmax)
+			wmax = j->part[k].width;
+	const char *sp = memchr(s.p, ' ', s.n);
+	int word = join_width((slice){ s.p, sp ? (size_t)(sp - s.p) : s.n });
+	if (last->width + 1 + word <= wmax)
+		return false;
 	int k = j->nparts;
 	j->n = last->at + keep;
 	last->n = keep;
@@ -327,4 +355,137 @@ bool join_open(const joiner *j)
 		return false;
 	const joinpart *last = &j->part[j->nparts - 1];
 	return last->width < 0 ? last->n >= JOIN_MIN_WIDTH : last->width >= JOIN_MIN_WIDTH;
+}
+
+/* The length of a link target at s.p[i] ("http://...", "mailto:..."):
+ * no blank and no bracket in it, up to the byte that closes it; 0 when
+ * there is none. *host is set to what follows the scheme. */
+static size_t link_target(slice s, size_t i, char close, slice *host)
+{
+	static const char *const schemes[] = { "https://", "http://", "mailto:", "ftp://" };
+	slice t = { s.p + i, s.n - i };
+	size_t sch = 0;
+	for (size_t k = 0; k < sizeof schemes / sizeof schemes[0] && !sch; k++)
+		if (slice_starts(t, schemes[k]))
+			sch = strlen(schemes[k]);
+	if (!sch)
+		return 0;
+	for (size_t e = sch; e < t.n && e < 512; e++) {
+		char c = t.p[e];
+		if (c == close) {
+			*host = (slice){ t.p + sch, e - sch };
+			return e;
+		}
+		if (c == ' ' || c == '\t' || c == '<' || c == '>' || c == '[' || c == ']' || c == '(' ||
+		    c == ')')
+			return 0;
+	}
+	return 0;
+}
+
+/* A line that is one markdown code span ("`misc/ibvwrap.cc:206 NCCL WARN
+ * ...`"): the length of its text between the backticks, 0 when it is not. */
+static size_t code_span(slice s, size_t *from)
+{
+	size_t a = 0, b = s.n;
+	while (a < b && blank(s.p[a]))
+		a++;
+	while (b > a && blank(s.p[b - 1]))
+		b--;
+	if (b - a < 3 || s.p[a] != '`' || s.p[b - 1] != '`' || memchr(s.p + a + 1, '`', b - a - 2))
+		return 0;
+	*from = a + 1;
+	return b - a - 2;
+}
+
+size_t join_unmark(slice s, char *out, size_t cap, bool *whole)
+{
+	*whole = false;
+	size_t from, n = s.n && s.n <= cap && memchr(s.p, '`', s.n) ? code_span(s, &from) : 0;
+	if (n) {
+		/* the span closes on this line: the paste says it is whole */
+		*whole = true;
+		size_t k = join_unlink((slice){ s.p + from, n }, out, cap);
+		if (!k)
+			memcpy(out, s.p + from, n);
+		return k ? k : n;
+	}
+	return join_unlink(s, out, cap);
+}
+
+size_t join_unlink(slice s, char *out, size_t cap)
+{
+	/* the cheap test first: a line of a log seldom holds a scheme; the
+	 * result is never longer than s */
+	if (s.n < 8 || s.n > cap)
+		return 0;
+	if (!memmem(s.p, s.n, "://", 3) && !memmem(s.p, s.n, "mailto:", 7))
+		return 0;
+	size_t n = 0, links = 0;
+	for (size_t i = 0; i < s.n;) {
+		char c = s.p[i];
+		slice host;
+		if (c == '[') {
+			/* "[text](target)": the text, as the page showed it */
+			const char *rb = memchr(s.p + i + 1, ']', s.n - i - 1 < 256 ? s.n - i - 1 : 256);
+			size_t e = rb ? (size_t)(rb - s.p) : 0;
+			size_t tl = e && e + 1 < s.n && s.p[e + 1] == '(' ? link_target(s, e + 2, ')', &host) : 0;
+			if (tl && !memchr(s.p + i + 1, '[', e - i - 1)) {
+				memcpy(out + n, s.p + i + 1, e - i - 1);
+				n += e - i - 1;
+				i = e + 2 + tl + 1;
+				links++;
+				continue;
+			}
+		} else if (c == '<') {
+			/* "<target>", "<target|text>": the host it names, once */
+			size_t tl = link_target(s, i + 1, '>', &host);
+			if (tl) {
+				const char *bar = memchr(host.p, '|', host.n);
+				slice show = bar ? (slice){ bar + 1, (size_t)(host.p + host.n - bar - 1) } : host;
+				if (!bar && show.n && show.p[show.n - 1] == '/')
+					show.n--;
+				if (!bar && memchr(show.p, '/', show.n)) {
+					/* a page's address, not a host made a link: keep it */
+					show = (slice){ s.p + i + 1, tl };
+				}
+				if (!(n >= show.n && show.n && memcmp(out + n - show.n, show.p, show.n) == 0)) {
+					memcpy(out + n, show.p, show.n);
+					n += show.n;
+				}
+				i += 1 + tl + 1;
+				links++;
+				continue;
+			}
+		}
+		out[n++] = c;
+		i++;
+	}
+	return links ? n : 0;
+}
+
+bool join_record_opens_msg(const record *r)
+{
+	return r->ln.tag.n && !r->nccl && slice_find(r->text, "NCCL error", 10) >= 0;
+}
+
+bool join_record_bare(const record *r)
+{
+	slice b = r->body;
+	return !r->ln.tag.n && !r->nccl && r->level == LV_NONE && r->time == 0 && b.n && !slice_starts(b, "Traceback (") &&
+	       !slice_starts(b, "ERROR:") && !slice_starts(b, "WARNING:") && !slice_starts(b, "INFO:");
+}
+
+bool join_opens_msg(slice s)
+{
+	record r;
+	record_parse(s, &r);
+	return join_record_opens_msg(&r);
+}
+
+bool join_bare(slice s)
+{
+	record r;
+	record_parse(s, &r);
+	return join_record_bare(&r);
 }

@@ -64,5 +64,27 @@ slice join_text(const joiner *j);
  * there is room for more. */
 bool join_open(const joiner *j);
 void join_reset(joiner *j);
+/* A c10 message that carries an NCCL error puts the rank's prefix on its
+ * first line only ("[rank1]:[E...] ... raised the following async
+ * exception: NCCL error: ...", then "ncclRemoteError: ...", "Last error:",
+ * the WARN's text, "Exception raised from ..."). True when record r opens
+ * such a message: a launcher-prefixed line, not NCCL's, naming an NCCL error. */
+bool join_record_opens_msg(const record *r);
+/* True when record r has no launcher prefix, NCCL prefix, level, time or
+ * head of its own ("Traceback (", "ERROR:", ...): it goes on the message
+ * open above it. */
+bool join_record_bare(const record *r);
+/* The same two for a line. */
+bool join_opens_msg(slice s);
+bool join_bare(slice s);
+/* Writes s to out (cap bytes) with the links a markdown editor or a mail
+ * client put around words of a pasted line replaced by the words they
+ * show: "[net_ib.cc:101](http://net_ib.cc:101/)", "<http://10.0.0.5>",
+ * "node-a<http://node-a>". Returns the length written, 0 when s has no
+ * such link or the result does not fit. */
+size_t join_unlink(slice s, char *out, size_t cap);
+/* The same, and a line that is one markdown code span loses its backticks
+ * and is whole (*whole: it goes on no line and no line goes on it). */
+size_t join_unmark(slice s, char *out, size_t cap, bool *whole);
 
 #endif

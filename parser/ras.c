@@ -170,8 +170,10 @@ static bool rank_line(ras_cursor *c, scan *sc, ras_item *it)
 			it->a = slice_from(c->group_text);
 			return true;
 		case B_COMM_MISMATCH:
+			/* RAS lists the smaller group, behind or ahead of the
+			 * others: only a rank behind is held up */
 			mismatch_item(c, it, NULL, -1);
-			return true;
+			return it->kind != RAS_RANK_BEHIND || it->n[0] < it->n[1];
 		default:
 			return false;
 		}

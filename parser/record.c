@@ -889,6 +889,11 @@ size_t record_parse(slice s, record *r)
 		set_time(r);
 		return s.n;
 	}
+	if (pf.host_found && pf.start < line_start && r->host.p + r->host.n > s.p + line_start) {
+		/* grep's context prefix runs into the host ("x.log-17-node-a:1:2") */
+		r->host = (slice){ s.p + line_start, (size_t)(r->host.p + r->host.n - (s.p + line_start)) };
+		pf.start = line_start;
+	}
 	if (pf.start < line_start) {
 		/* "[0] misc/socket.cc:71 NCCL WARN": the [0] was the device */
 		ln = (launch){ -1, -1, SLICE_NONE, SLICE_NONE, 0 };

@@ -227,6 +227,20 @@ enum ctx keys_phrase(const scanner *sc, size_t at, size_t end, bool *strong)
 	if (have_prev && after == ' ' && starts(s, end, " CANCELLED") && sc->prev_end + 1 == at &&
 	    sc->prev_end - sc->prev_at == 2 && memcmp(s.p + sc->prev_at, "ON", 2) == 0)
 		return CTX_HOST;
+	/* nccl-tests' device table: "Rank 0 Group 0 Pid 91822 on HOST device 0" */
+	if (have_prev && starts(s, end, " device ") && sc->prev_end - sc->prev_at == 2 &&
+	    memcmp(s.p + sc->prev_at, "on", 2) == 0) {
+		size_t b = sc->prev_at;
+		while (b > 0 && s.p[b - 1] == ' ')
+			b--;
+		size_t d = b;
+		while (d > 0 && scan_digit(s.p[d - 1]))
+			d--;
+		while (d > 0 && s.p[d - 1] == ' ')
+			d--;
+		if (d < b && d >= 3 && memcmp(s.p + d - 3, "Pid", 3) == 0)
+			return CTX_HOST;
+	}
 	/* kubectl's "pod/NAME", "namespace/NAME" */
 	static const char *const pods[] = { "pod", "pods", "node", "nodes", "host", "hosts", NULL };
 	static const char *const spaces[] = { "namespace", "namespaces", "ns", NULL };

@@ -33,6 +33,22 @@ static void consequences(const model *m, int root, strbuf *b)
 		sb_printf(b, " and %zu more", total - shown);
 }
 
+/* A warning of a cause or a setting, explained by nothing, on one of r's
+ * processes: what may be behind a result the logs give no cause for. */
+static const finding *cause_nearby(const model *m, const finding *r)
+{
+	for (size_t i = 1; i < m->fs.n; i++) {
+		const finding *f = &m->fs.v[i];
+		if (f->severity != SEV_WARNING || f->demoted || f->root != (int)i ||
+		    (f->kind != KIND_CAUSE && f->kind != KIND_CONFIGURATION))
+			continue;
+		for (size_t k = 0; k < f->procs.n; k++)
+			if (intset_has(&r->procs, f->procs.v[k]))
+				return f;
+	}
+	return NULL;
+}
+
 void report_verdict(const model *m, verdict *v)
 {
 	*v = (verdict){ 0 };
@@ -81,8 +97,19 @@ void report_verdict(const model *m, verdict *v)
 	} else {
 		sb_adds(&v->what, "the logs show this but not its cause: ");
 		sb_add(&v->what, msg.p, msg.n);
-		sb_adds(&v->fix, "collect ");
-		sb_adds(&v->fix, ce && ce->collect ? ce->collect : default_collect);
+		const finding *near = cause_nearby(m, r);
+		if (near) {
+			strbuf nm = { 0 };
+			report_message(m, near, &nm);
+			sb_printf(&v->what, "; a warning on the same processes may be why: %s", nm.p ? nm.p : near->id);
+			sb_free(&nm);
+		}
+		if (near && near->hint) {
+			sb_adds(&v->fix, near->hint);
+		} else {
+			sb_adds(&v->fix, "collect ");
+			sb_adds(&v->fix, ce && ce->collect ? ce->collect : default_collect);
+		}
 	}
 	sb_free(&msg);
 }

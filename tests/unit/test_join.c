@@ -36,6 +36,12 @@ static void test_continues(checks *c)
 	CHECK(c, !cont("node-a7: rest"), "pdsh's host prefix, with no head known");
 	CHECK(c, join_continues(slice_from("x5_0: mlx5dv_create_qp failed"), slice_from("h:1:2 [0] NCCL WARN NET/IB: ml")),
 	      "a word with a colon after a head without a host prefix");
+	CHECK(c, !join_continues(slice_from("> node01:"), slice_from("> node01: h:1:2 [0] NCCL WARN NET/IB : Got async event : GID table change")),
+	      "an empty line of the same pdsh stream is a line of its own");
+	CHECK(c, !join_continues(slice_from("node01:  "), slice_from("node01: h:1:2 [0] NCCL WARN NET/IB : Got async event : GID table change")),
+	      "padded as well");
+	CHECK(c, join_continues(slice_from("mlx5_0:"), slice_from("h:1:2 [0] NCCL WARN NET/IB : a message that a terminal cut on")),
+	      "a word and a colon goes on a line without a pdsh label");
 	CHECK(c, !join_continues(slice_from("node-a7: h:1:2 [0] NCCL INFO x"), slice_from("node-a6: h:1:2 [0] NCCL INFO y")),
 	      "the next pdsh line");
 	CHECK(c, cont("WARN DOCA Error 12"), "the level word after a break before it");
@@ -96,6 +102,19 @@ static void test_joining(checks *c)
 	CHECK_SLICE(c, join_text(j), "abcdefghij klmnopqrst uvwxyzabcd efghijklmn opqrstuvwx yzabcdefg hijk", "blank between words");
 	CHECK(c, j->tight == 2 && j->direct == 0, "tight, read as a word wrap");
 
+	/* a wrap breaks where the next word does not fit: a line that the next
+	 * word fits behind, at the width the next line shows, ended there */
+	join_start(j, slice_from("gpu-b05:18817:18817 [0] NCCL INFO Using network IB"), 1, 0);
+	CHECK(c, !join_add(j, slice_from("step 10/2000 | loss 9.8721 | lr 1.50e-05 | 412.3 TFLOPS | 1.92 s/step"), 2, 52),
+	      "a wider line whose first word fits behind the line before is a line of its own");
+	CHECK(c, j->nparts == 1, "nothing added (%d parts)", j->nparts);
+	join_start(j, slice_from("gpu-b05:18817:18817 [0] NCCL INFO NET/IB : Got completion from peer"), 1, 0);
+	CHECK(c, join_add(j, slice_from("10.0.0.2<1234> with error 12"), 2, 70),
+	      "a shorter line goes on the one before");
+	join_start(j, slice_from("gpu-b05:18817:18817 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to"), 1, 0);
+	CHECK(c, join_add(j, slice_from("10.0.0.2<44321> failed : Connection refused; the peer might not be up yet, or a firewall"), 2, 90),
+	      "a wider line whose first word would not have fit goes on");
+
 	/* bounded */
 	char w97[98];
 	memset(w97, 'x', 97);
@@ -107,6 +126,54 @@ static void test_joining(checks *c)
 	CHECK(c, added == JOIN_MAX_PARTS - 1, "at most %d parts, got %d", JOIN_MAX_PARTS, added + 1);
 	CHECK(c, !join_open(j), "full: no more parts");
 	free(j);
+}
+
+static void unlink_is(checks *c, const char *in, const char *want)
+{
+	char out[512];
+	size_t n = join_unlink(slice_from(in), out, sizeof out);
+	if (!want)
+		CHECK(c, n == 0, "'%s' has no link to undo, got '%.*s'", in, (int)n, out);
+	else
+		CHECK_SLICE(c, ((slice){ out, n }), want, in);
+}
+
+static void test_unlink(checks *c)
+{
+	unlink_is(c, "h:1:2 [0] transport/[net_ib.cc:101](http://net_ib.cc:101/) NCCL WARN NET/IB : x",
+		  "h:1:2 [0] transport/net_ib.cc:101 NCCL WARN NET/IB : x");
+	unlink_is(c, "Got completion from peer [10.1.3.201](http://10.1.3.201/)<33057> with status=9",
+		  "Got completion from peer 10.1.3.201<33057> with status=9");
+	unlink_is(c, "Bootstrap : Using eth0:10.0.0.5<http://10.0.0.5><0>", "Bootstrap : Using eth0:10.0.0.5<0>");
+	unlink_is(c, "connect to <http://10.0.0.5/><0> failed", "connect to 10.0.0.5<0> failed");
+	unlink_is(c, "node-a<http://node-a>:1:2 [0] NCCL INFO x", "node-a:1:2 [0] NCCL INFO x");
+	unlink_is(c, "peer <http://node-b.example|node-b.example> closed", "peer node-b.example closed");
+	unlink_is(c, "see <https://pytorch.org/docs/stable/distributed.html> for more",
+		  "see https://pytorch.org/docs/stable/distributed.html for more");
+	/* NCCL's own brackets and angle brackets are no links */
+	unlink_is(c, "h:1:2 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.5<0> [1]ib0:10.1.0.5<0>", NULL);
+	unlink_is(c, "NCCL INFO Channel 00/02 : 0 1 via P2P/IPC [rank0]: see http://x.y/", NULL);
+	unlink_is(c, "[rank0](not a link) <33057>", NULL);
+	unlink_is(c, "[unclosed](http://a.b", NULL);
+}
+
+static void test_unmark(checks *c)
+{
+	char out[512];
+	bool whole;
+	size_t n = join_unmark(slice_from("`misc/ibvwrap.cc:206 NCCL WARN Call to ibv_modify_qp failed with error Invalid argument`"),
+			       out, sizeof out, &whole);
+	CHECK_SLICE(c, ((slice){ out, n }), "misc/ibvwrap.cc:206 NCCL WARN Call to ibv_modify_qp failed with error Invalid argument",
+		    "a line quoted as one code span");
+	CHECK(c, whole, "a code span is a whole line");
+	n = join_unmark(slice_from("  `h:1:2 [0] NCCL INFO NET/IB : Using [0]irdma0:1/RoCE [RO]; `  "), out, sizeof out, &whole);
+	CHECK_SLICE(c, ((slice){ out, n }), "h:1:2 [0] NCCL INFO NET/IB : Using [0]irdma0:1/RoCE [RO]; ", "padded span");
+	n = join_unmark(slice_from("the `NCCL_IB_HCA` and `NCCL_SOCKET_IFNAME` settings"), out, sizeof out, &whole);
+	CHECK(c, n == 0 && !whole, "spans inside a line are left alone");
+	n = join_unmark(slice_from("```"), out, sizeof out, &whole);
+	CHECK(c, n == 0 && !whole, "a fence is no span");
+	CHECK(c, !join_continues(slice_from("```"), slice_from("h:1:2 [0] NCCL WARN a line of a log that is wide enough to go on")),
+	      "a closing code fence is a line of its own");
 }
 
 typedef struct env {
@@ -168,6 +235,44 @@ static void test_pipeline(checks *c, const char *rules)
 	model *m = analyze_text(&e, watchdog, 4096);
 	CHECK(c, m->nwd == 1 && m->wd[0].seq == 20585, "the watchdog line is read whole (%zu reports)", m->nwd);
 	drop(m);
+	/* a paste whose prefix and site a markdown editor made links */
+	const char *linked = "[node-c](http://node-c):77:78 [0] transport/[net_ib.cc:1909](http://net_ib.cc:1909/) NCCL WARN "
+			     "NET/IB : Got completion from peer [10.1.0.12](http://10.1.0.12/)<46107> with status=12 opcode=0\n";
+	m = analyze_text(&e, linked, 4096);
+	finding *fl = findings_find(&m->fs, "ib-completion-error");
+	CHECK(c, fl != NULL, "the linked WARN is understood");
+	CHECK(c, m->nprocs == 1 && strcmp(intern_str(&m->str, m->procs[0].host), "node-c") == 0,
+	      "its host is node-c (%zu processes)", m->nprocs);
+	drop(m);
+	/* a WARN quoted as a code span, then prose; a closing fence after a WARN */
+	const char *quoted = "`h:1:2 [0] misc/ibvwrap.cc:206 NCCL WARN Call to ibv_modify_qp failed with error Invalid argument`\n"
+			     "Your cross-node comm interface is using RoCE:\n"
+			     "h:1:2 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.0.0.2<44321> failed : Connection refused\n"
+			     "```\n";
+	m = analyze_text(&e, quoted, 4096);
+	finding *fq = findings_find(&m->fs, "ib-setup-failed");
+	CHECK(c, fq && strstr(fq->message, "RoCE") == NULL, "the prose after the span is not the WARN's (%s)",
+	      fq ? fq->message : "none");
+	fq = findings_find(&m->fs, "bootstrap-connect-failed");
+	CHECK(c, fq && strstr(fq->message, "```") == NULL, "the fence is not the WARN's (%s)", fq ? fq->message : "none");
+	drop(m);
+	/* a c10 message prefixed on its first line only: its NCCL text is that rank's */
+	const char *async = "[rank1]:[E415 21:17:08.996319560 ProcessGroupNCCL.cpp:552] [Rank 1] Collective WorkNCCL(SeqNum=335, "
+			    "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) raised the following async exception: "
+			    "NCCL error: remote process exited or there was a network error, NCCL version 2.21.5\n"
+			    "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.\n"
+			    "Last error:\n"
+			    "socketProgress: Connection closed by remote peer node-b<32926>\n"
+			    "W0415 21:17:09.100000 4242 torch/distributed/elastic/multiprocessing/api.py:897] Sending process 4250 closing signal SIGTERM\n"
+			    "socketProgress: Connection closed by remote peer node-c<32927>\n";
+	m = analyze_text(&e, async, 4096);
+	finding *fa = findings_find(&m->fs, "remote-peer-closed");
+	bool on1 = false;
+	for (size_t k = 0; fa && k < fa->procs.n; k++)
+		on1 |= m->procs[fa->procs.v[k]].lrank == 1;
+	CHECK(c, fa && on1, "the WARN text after the rank's first line is rank 1's");
+	CHECK(c, fa && fa->procs.n == 2, "a line after one with a time of its own is not (%zu processes)", fa ? fa->procs.n : 0);
+	drop(m);
 	/* an unexplained WARN goes to the catch-all, once per template */
 	const char *loose = "h:1:2 [0] misc/x.cc:10 NCCL WARN Strange thing 17 at 0x55d0\n"
 			    "h:1:3 [1] misc/x.cc:10 NCCL WARN Strange thing 42 at 0x55e1\n";
@@ -187,6 +292,8 @@ int main(int argc, char **argv)
 	checks cc = { 0 }, *c = &cc;
 	test_continues(c);
 	test_joining(c);
+	test_unlink(c);
+	test_unmark(c);
 	if (argc > 1)
 		test_pipeline(c, argv[1]);
 	return check_done(c, "join");

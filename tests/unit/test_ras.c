@@ -117,6 +117,18 @@ int main(void)
 	if (c.failed)
 		dump(&g);
 
+	/* the group RAS lists is the smaller one, here ahead of the others:
+	 * those ranks wait for the rest, they are not behind */
+	got a = { 0 };
+	feed(&a, "Warnings\n========\n\n#0-0 (fa93daea854b060b) MISMATCH\n"
+		 "  Communicator ranks have different AllGather operation counts\n"
+		 "  30 ranks have launched up to operation 640\n  2 ranks have launched up to operation 641\n"
+		 "  Rank 12 -- GPU 4 managed by process 323032 on node 10.0.0.24\n"
+		 "  Rank 13 -- GPU 5 managed by process 323033 on node 10.0.0.24\n");
+	CHECK(&c, a.n == 0, "%zu items for ranks ahead of the others", a.n);
+	if (c.failed)
+		dump(&a);
+
 	/* 2.24: missing ranks as a list, status mismatch */
 	static const char v224[] =
 		"Errors\n======\n\n#0-0 (9e17999afaa87dbb) INCOMPLETE\nMissing communicator data from 3 ranks\n"
