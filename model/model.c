@@ -38,6 +38,7 @@ void model_init(model *m, const catalog *cat)
 	intern_init(&m->str);
 	m->cur_proc = -1;
 	m->snap_seq = -2;
+	m->last.file = -1;
 }
 
 static void evref_free(evref *e)
@@ -188,6 +189,7 @@ static int proc_new(model *m, int host, long pid, int file)
 	p->pid = pid;
 	p->file = file;
 	p->frank = m->in[file].frank;
+	m->gen++;
 	return (int)m->nprocs++;
 }
 
@@ -230,6 +232,7 @@ static void stream_set(model *m, int file, int tag, int pi)
 	if (s->proc < 0)
 		m->nstreams++;
 	*s = (stream){ file, tag, pi };
+	m->gen++;
 }
 
 /* What model_guess_proc asks of the processes, indexed so that a guess
@@ -469,6 +472,7 @@ int model_proc_find(const model *m, int host, long pid)
 
 void model_proc_keyed(model *m, int pi)
 {
+	m->gen++;
 	if (m->pidx && (size_t)pi < m->pidx->indexed)
 		pidx_index(m->pidx, m, pi);
 }
@@ -495,9 +499,32 @@ int model_guess_proc(const model *m, int file, int lrank, bool untagged)
 	return s ? s->proc : -1;
 }
 
+/* The process of the NCCL record before, when r names the same one and
+ * nothing it was found by has changed since; else -1. */
+static int last_proc(const model *m, int file, const record *r)
+{
+	const lastproc *c = &m->last;
+	if (c->file != file || c->pid != r->pid || c->gen != m->gen || c->nprocs != m->nprocs ||
+	    !slice_eq(c->host, r->host) || !slice_eq(c->tag, r->ln.tag))
+		return -1;
+	return c->proc;
+}
+
+static void last_keep(model *m, int file, const record *r, int tag, int host, int p)
+{
+	m->last = (lastproc){ .file = file, .pid = r->pid, .proc = p, .gen = m->gen, .nprocs = m->nprocs };
+	m->last.host = (slice){ intern_str(&m->str, host), r->host.n };
+	m->last.tag = (slice){ intern_str(&m->str, tag), r->ln.tag.n };
+}
+
 /* The process a record belongs to; -1 when it cannot be kept (a cap). */
 static int resolve_proc(model *m, int file, const record *r)
 {
+	if (r->nccl) {
+		int p = last_proc(m, file, r);
+		if (p >= 0)
+			return p;
+	}
 	int tag = intern_get(&m->str, r->ln.tag);
 	if (tag < 0)
 		return -1; /* no room for its stream's name: as if unread */
@@ -531,6 +558,7 @@ static int resolve_proc(model *m, int file, const record *r)
 		}
 		stream_set(m, file, tag, p);
 		stream_set(m, file, -1, p);
+		last_keep(m, file, r, tag, host, p);
 		return p;
 	}
 	stream *s = stream_find(m, file, tag);
@@ -629,7 +657,7 @@ void model_record(model *m, int file, uint64_t lineno, uint64_t off, const recor
 	m->cur_explained = m->cur_fwerr = false;
 	m->cur = r;
 	m->cur_text = r->text;
-	m->cur_drops = caps_total(m);
+	m->cur_drops = caps_mark(m);
 	m->cur_sys_done = 0;
 	if (r->level != LV_NONE)
 		m->nccl_records++;
@@ -1434,7 +1462,7 @@ static void loose_add(model *m, const char *id, const char *what, slice body)
 void model_record_end(model *m)
 {
 	/* the first line anything was dropped from is what the cap finding cites */
-	if (caps_total(m) != m->cur_drops)
+	if (caps_mark(m) != m->cur_drops)
 		caps_note_line(m);
 	const record *r = m->cur;
 	if (!r || m->cur_proc < 0 || m->cur_explained)

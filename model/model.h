@@ -270,6 +270,19 @@ typedef struct stream {
 	int proc;
 } stream;
 
+/* The process the last NCCL record resolved to, by what named it: the
+ * next record of the same rank reuses it without hashing again. Valid
+ * while gen and nprocs are what they were when it was filled (every
+ * change of a stream or of a process's key bumps gen). */
+typedef struct lastproc {
+	int file;           /* -1: empty */
+	long pid;
+	slice host, tag;    /* the interned bytes: the intern table never moves them */
+	int proc;
+	uint64_t gen;
+	size_t nprocs;
+} lastproc;
+
 typedef struct model {
 	const catalog *cat;
 	hashkey hkey;          /* of every table keyed by input, drawn by model_init */
@@ -295,7 +308,10 @@ typedef struct model {
 	hashidx envidx;        /* env by (proc, var) */
 	uint64_t dropped[CAP_COUNT]; /* what the caps refused (findings and names: see model_dropped) */
 	evref ev_cap;          /* the first line something was dropped from */
-	uint64_t cur_drops;    /* what had been dropped when the current record began */
+	uint64_t ndrops;       /* model_drop's calls: part of caps_mark */
+	uint64_t cur_drops;    /* caps_mark when the current record began */
+	uint64_t gen;          /* bumped when a stream or a process's key changes */
+	lastproc last;
 	struct procidx *pidx;  /* processes by input, built as model_guess_proc needs it */
 	stream *streams;       /* open addressing on (file, tag); proc -1 = empty */
 	size_t streamcap;      /* a power of two */
@@ -393,6 +409,10 @@ void model_drop(model *m, enum model_cap cap);
 /* Everything the caps dropped; and citing the current line as the first
  * one something was dropped from (once). */
 uint64_t caps_total(const model *m);
+/* A count that grows whenever a cap drops something while records are
+ * fed (model_drop, the findings' and the strings' own counts): what
+ * tells that a record dropped anything, without summing every cap. */
+uint64_t caps_mark(const model *m);
 void caps_note_line(model *m);
 /* Takes the report of the job's Flight Recorder dumps (m frees it). */
 void model_take_fr(model *m, struct frmatch_report *r);
