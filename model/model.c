@@ -513,8 +513,8 @@ static int last_proc(const model *m, int file, const record *r)
 static void last_keep(model *m, int file, const record *r, int tag, int host, int p)
 {
 	m->last = (lastproc){ .file = file, .pid = r->pid, .proc = p, .gen = m->gen, .nprocs = m->nprocs };
-	m->last.host = (slice){ intern_str(&m->str, host), r->host.n };
-	m->last.tag = (slice){ intern_str(&m->str, tag), r->ln.tag.n };
+	m->last.host = intern_slice(&m->str, host);
+	m->last.tag = intern_slice(&m->str, tag);
 }
 
 /* The process a record belongs to; -1 when it cannot be kept (a cap). */
@@ -722,13 +722,11 @@ static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 		return;
 	slice commid = match_cap(mt, CAPT_COMMID);
 	char key[32];
-	int k;
-	if (commid.n) {
-		k = intern_get(&m->str, commid);
-	} else {
+	if (!commid.n) {
 		snprintf(key, sizeof key, "n%ld", nranks);
-		k = intern_get(&m->str, slice_from(key));
+		commid = slice_from(key);
 	}
+	int k = model_comm_key(m, commid);
 	slice state = match_cap(mt, CAPT_STATE);
 	bool complete = slice_eq_str(state, "COMPLETE");
 	comm *c = k >= 0 ? model_comm_get(m, k, (int)nranks) : NULL;
@@ -738,10 +736,13 @@ static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 		model_comm_mark(m, c, (int)rank, CR_SEEN | (complete ? CR_DONE : 0), pi);
 	}
 	if (nranks >= p->nranks) {
+		bool moved = p->rank != rank;
 		p->rank = (int)rank;
 		p->nranks = (int)nranks;
 		p->comm = c ? (int)(c - m->comms) : -1;
-		model_proc_keyed(m, pi);
+		/* the index knows it by its rank: only a new one needs telling */
+		if (moved)
+			model_proc_keyed(m, pi);
 		int b = cap_str(m, mt, CAPT_BUSID);
 		if (b >= 0)
 			p->busid = b;
@@ -830,19 +831,64 @@ static void add_socket_iface(proc *p, iface f)
 		p->socket[p->nsocket++] = f;
 }
 
+/* True when w (a constant word) starts p, which has n bytes. */
+static inline bool word_at(const char *p, size_t n, const char *w, size_t wn)
+{
+	return n >= wn && memcmp(p, w, wn) == 0;
+}
+#define WORD_AT(p, n, w) word_at(p, n, w, sizeof w - 1)
+
+/* The transports a channel line's "via" text names, wherever in it each
+ * word stands: one pass, keyed on the byte that starts a word. */
+static unsigned transport_bits(slice via)
+{
+	unsigned bits = 0;
+	bool net = false;
+	for (size_t i = 0; i < via.n; i++) {
+		const char *p = via.p + i;
+		size_t n = via.n - i;
+		switch (*p) {
+		case 'P':
+			if (WORD_AT(p, n, "P2P"))
+				bits |= TR_P2P;
+			break;
+		case 'S':
+			if (WORD_AT(p, n, "SHM"))
+				bits |= TR_SHM;
+			break;
+		case 's':
+			if (WORD_AT(p, n, "shared memory"))
+				bits |= TR_SHM;
+			break;
+		case 'N':
+			if (WORD_AT(p, n, "NET/")) {
+				net = true;
+				if (WORD_AT(p, n, "NET/IB"))
+					bits |= TR_NET_IB;
+				else if (WORD_AT(p, n, "NET/Socket"))
+					bits |= TR_NET_SOCKET;
+			} else if (WORD_AT(p, n, "NVLS")) {
+				bits |= TR_NVLS;
+			}
+			break;
+		case 'G':
+			if (WORD_AT(p, n, "GDRDMA"))
+				bits |= TR_GDR;
+			break;
+		case 'C':
+			if (WORD_AT(p, n, "CollNet"))
+				bits |= TR_COLLNET;
+			break;
+		}
+	}
+	if (net && !(bits & (TR_NET_IB | TR_NET_SOCKET)))
+		bits |= TR_NET_OTHER;
+	return bits;
+}
+
 static void on_transport(proc *p, slice via, long from, long to)
 {
-	static const struct { const char *s; unsigned bit; } map[] = {
-		{ "P2P", TR_P2P }, { "SHM", TR_SHM }, { "shared memory", TR_SHM },
-		{ "NET/IB", TR_NET_IB }, { "NET/Socket", TR_NET_SOCKET }, { "GDRDMA", TR_GDR },
-		{ "CollNet", TR_COLLNET }, { "NVLS", TR_NVLS },
-	};
-	unsigned bits = 0;
-	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-		if (slice_find(via, map[i].s, strlen(map[i].s)) >= 0)
-			bits |= map[i].bit;
-	if (slice_find(via, "NET/", 4) >= 0 && !(bits & (TR_NET_IB | TR_NET_SOCKET)))
-		bits |= TR_NET_OTHER;
+	unsigned bits = transport_bits(via);
 	p->transports |= bits;
 	/* which end is this process is known once its rank is, maybe later */
 	if (from < 0 || to < 0 || from > INT32_MAX || to > INT32_MAX)

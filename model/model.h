@@ -171,6 +171,7 @@ typedef struct comm {
 	size_t rkcap, nrk;  /* a power of two (or 0); ranks held */
 	int nseen, ndone;   /* ranks with CR_SEEN, CR_DONE */
 	hashkey hk;         /* rk's hash key: its model's */
+	size_t lastrk;      /* the slot of the rank marked last: its next line is likely the same rank's */
 	uint64_t lines;     /* its init lines: what a cap counts when a merge drops it */
 	evref ev;           /* the first of them */
 } comm;
@@ -299,6 +300,7 @@ typedef struct model {
 	comm *comms;
 	size_t ncomms, commcap;
 	hashidx commidx;       /* comms by key */
+	size_t lastcomm;       /* the one found or made last: init lines come in runs of one */
 	size_t ncommranks;     /* ranks held by all communicators */
 	wdog *wd;
 	size_t nwd, wdcap;
@@ -383,6 +385,9 @@ bool model_has_content(const model *m);
  * MODEL_MAX_COMMS, counted). */
 comm *model_comm_find(const model *m, int key);
 comm *model_comm_get(model *m, int key, int nranks);
+/* The interned key of a communicator's name (its commId): the last one's
+ * without hashing when it is the same; -1 when the names are full. */
+int model_comm_key(model *m, slice name);
 /* Marks rank (0 <= rank < c->nranks) of c with flags and, when pi >= 0
  * and none is known yet, its process. False when the rank is new and
  * MODEL_MAX_COMM_RANKS are held (counted). */

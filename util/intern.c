@@ -93,3 +93,8 @@ const char *intern_str(const intern *t, int id)
 {
 	return id >= 0 && (size_t)id < t->n ? t->strs[id] : "";
 }
+
+slice intern_slice(const intern *t, int id)
+{
+	return id >= 0 && (size_t)id < t->n ? (slice){ t->strs[id], t->len[id] } : (slice){ "", 0 };
+}

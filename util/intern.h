@@ -36,5 +36,8 @@ int intern_get(intern *t, slice s);
 int intern_find(const intern *t, slice s);
 /* The string of an id; "" for -1 or any id not given out. */
 const char *intern_str(const intern *t, int id);
+/* The same with its length (a string may hold a NUL); the bytes stay
+ * where they are as long as the table lives. */
+slice intern_slice(const intern *t, int id);
 
 #endif
