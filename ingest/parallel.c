@@ -44,16 +44,18 @@ typedef struct pool {
 	size_t wanted; /* the item the merging thread waits for, or SIZE_MAX */
 	int idle;      /* workers waiting for the window to move */
 	const model *proto;
+	hashkey key;   /* every item's model's: one key a run, copied before the merge changes proto */
 	ruleset *rs;
 	pthread_mutex_t mu;
 	pthread_cond_t merger, workers;
 } pool;
 
 /* Every per-item model sees all inputs, so input indices are global: it
- * borrows the run's table (a copy each would cost N^2 for N files). */
-static void model_like(model *m, const model *proto)
+ * borrows the run's table (a copy each would cost N^2 for N files), and
+ * its keys come from the run's (not two getrandom calls an input). */
+static void model_like(model *m, const model *proto, const hashkey *key)
 {
-	model_init(m, proto->cat);
+	model_init_keyed(m, proto->cat, key);
 	model_borrow_inputs(m, proto);
 }
 
@@ -97,7 +99,7 @@ static int read_part(item *it, ruleset *rs)
 /* Reads one item into its own model (called without the lock). */
 static void item_read(const pool *p, item *it, ruleset *rs)
 {
-	model_like(&it->m, p->proto);
+	model_like(&it->m, p->proto, &p->key);
 	it->rc = it->part ? read_part(it, rs) : input_read_into(it->path, it->file, &it->m, rs, NULL, &it->err);
 }
 
@@ -297,7 +299,7 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 		else
 			add_item(&items, &nitems, &cap, (item){ .path = paths[i], .file = (int)i });
 	}
-	pool p = { .items = items, .n = nitems, .proto = m, .rs = rs, .window = (size_t)jobs * WINDOW_PER_JOB, .wanted = SIZE_MAX };
+	pool p = { .items = items, .n = nitems, .proto = m, .key = m->hkey, .rs = rs, .window = (size_t)jobs * WINDOW_PER_JOB, .wanted = SIZE_MAX };
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.merger, NULL);
 	pthread_cond_init(&p.workers, NULL);

@@ -32,10 +32,22 @@ static void pidx_free(struct procidx *x);
 
 void model_init(model *m, const catalog *cat)
 {
+	hashkey k;
+	hashkey_random(&k);
+	model_init_keyed(m, cat, &k);
+}
+
+/* The labels of the keys a model derives from its own. */
+enum { KEY_STRINGS = 1 };
+
+void model_init_keyed(model *m, const catalog *cat, const hashkey *key)
+{
 	*m = (model){ 0 };
 	m->cat = cat;
-	hashkey_random(&m->hkey);
-	intern_init(&m->str);
+	m->hkey = *key;
+	hashkey sk;
+	hashkey_child(&sk, key, KEY_STRINGS);
+	intern_init_keyed(&m->str, &sk);
 	m->cur_proc = -1;
 	m->snap_seq = -2;
 	m->last.file = -1;

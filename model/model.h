@@ -286,7 +286,7 @@ typedef struct lastproc {
 
 typedef struct model {
 	const catalog *cat;
-	hashkey hkey;          /* of every table keyed by input, drawn by model_init */
+	hashkey hkey;          /* of every table keyed by input, drawn by model_init or given */
 	intern str;
 	input *in;
 	size_t nin, incap;
@@ -357,6 +357,9 @@ typedef struct model {
 } model;
 
 void model_init(model *m, const catalog *cat);
+/* The same with the keys of its tables derived from key: the models of
+ * one run (one per input on the thread pool) share a key drawn once. */
+void model_init_keyed(model *m, const catalog *cat, const hashkey *key);
 /* Sets every fact of p to its initial value (facts.h). */
 void model_proc_init(proc *p);
 void model_free(model *m);

@@ -8,8 +8,15 @@
 
 void intern_init(intern *t)
 {
+	hashkey k;
+	hashkey_random(&k);
+	intern_init_keyed(t, &k);
+}
+
+void intern_init_keyed(intern *t, const hashkey *key)
+{
 	*t = (intern){ 0 };
-	hashkey_random(&t->key);
+	t->key = *key;
 }
 
 void intern_free(intern *t)

@@ -28,6 +28,8 @@ typedef struct intern {
 } intern;
 
 void intern_init(intern *t);
+/* The same with a key given (drawn once for many tables, say). */
+void intern_init_keyed(intern *t, const hashkey *key);
 void intern_free(intern *t);
 /* Returns the id of s, adding it when new; -1 when it is new and the
  * table is full. */
