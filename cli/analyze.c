@@ -46,15 +46,9 @@ typedef struct aopts {
 static int on_opt(void *ctx, int opt, const char *v)
 {
 	aopts *a = ctx;
-	char *end;
-	long n;
 	switch (opt) {
 	case O_JOBS:
-		n = strtol(v, &end, 10);
-		if (*end || n < 1 || n > 256)
-			return cli_usage_error(&analyze_cmd, "--jobs takes a number from 1 to 256, not '%s'", v);
-		a->jobs = (int)n;
-		break;
+		return cli_jobs_parse(&analyze_cmd, v, &a->jobs);
 	case O_SUMMARY:
 		a->summary = true;
 		break;

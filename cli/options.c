@@ -110,6 +110,16 @@ int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
 	return -1;
 }
 
+int cli_jobs_parse(const cli_cmd *cmd, const char *v, int *jobs)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+	if (end == v || *end || n < 1 || n > 256)
+		return cli_usage_error(cmd, "--jobs takes a number from 1 to 256, not '%s'", v);
+	*jobs = (int)n;
+	return 0;
+}
+
 /* Help rows: the option on the left, its help wrapped to 80 columns on
  * the right (under the option when the option is wider than the column). */
 #define HELP_WIDTH 80

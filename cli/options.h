@@ -80,6 +80,9 @@ size_t cli_common_opts(const cli_cmd *cmd, cli_opt *out);
  * "text, json or markdown" (sep NULL), with " (default)" after text for help. */
 void cli_format_names(const cli_cmd *cmd, strbuf *b, const char *sep, bool help);
 
+/* --jobs N for cmd: a number from 1 to 256 into *jobs. Returns 0, or -1
+ * after one line of bad usage (cli_usage_error). */
+int cli_jobs_parse(const cli_cmd *cmd, const char *v, int *jobs);
 bool color_parse(const char *s, enum color_mode *out);
 /* Colour for a stream: never under NO_COLOR (unless forced), auto on a tty. */
 bool color_enabled(enum color_mode mode, int fd);

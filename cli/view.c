@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../ingest/parallel.h"
 #include "../ingest/setup.h"
 #include "../model/causes.h"
 #include "../tui/keys.h"
@@ -13,6 +14,12 @@
 #include "../tui/panes.h"
 #include "../tui/view.h"
 #include "commands.h"
+
+enum { O_JOBS };
+static const cli_opt opts[] = {
+	[O_JOBS] = { "jobs", 'j', "N", "read files on N threads (default: the processors online)" },
+	{ NULL, 0, NULL, NULL },
+};
 
 const cli_cmd view_cmd = {
 	.name = "view",
@@ -22,6 +29,7 @@ const cli_cmd view_cmd = {
 		 "FILE \"-\" or none: standard input (kept in a temporary spool to be read back). Logs may\n"
 		 "be compressed; PyTorch Flight Recorder dumps may come beside them, in any order.\n",
 	.common = COMMON_COLOR | COMMON_RULES,
+	.opts = opts,
 	.epilog = "keys: j/k move, Tab pane, Enter open, / regex search of every raw line, n/N next match,\n"
 		  "Left/Right scroll, \\ filter (hosts, ranks, severity), e/w errors/warnings, ? help, q quit\n"
 		  "The screen needs 40x12 at least; 80x24 and up shows the whole legend.\n"
@@ -57,29 +65,29 @@ static bool on_progress(void *ctx, uint64_t done, uint64_t total, const char *na
 	return true;
 }
 
-static int view_run(const cli_args *ca);
+static int view_run(const cli_args *ca, int jobs);
 
-static int no_opts(void *ctx, int opt, const char *value)
+static int on_opt(void *ctx, int opt, const char *value)
 {
-	(void)ctx, (void)opt, (void)value;
-	return 0;
+	return opt == O_JOBS ? cli_jobs_parse(&view_cmd, value, ctx) : 0;
 }
 
 int cmd_view(int argc, char **argv)
 {
 	cli_args ca;
-	int rc = cli_parse(&view_cmd, argc, argv, no_opts, NULL, &ca);
+	int jobs = parallel_cpus();
+	int rc = cli_parse(&view_cmd, argc, argv, on_opt, &jobs, &ca);
 	if (rc) {
 		cli_args_free(&ca);
 		return rc == 1 ? 0 : 2;
 	}
-	int status = view_run(&ca);
+	int status = view_run(&ca, jobs);
 	cli_args_free(&ca);
 	return status;
 }
 
 /* The viewer over the parsed command line; returns the exit status. */
-static int view_run(const cli_args *ca)
+static int view_run(const cli_args *ca, int jobs)
 {
 	enum color_mode cm = ca->color;
 	char **extra = ca->rules;
@@ -143,7 +151,7 @@ static int view_run(const cli_args *ca)
 	progress pr = { .t = &t };
 	clock_gettime(CLOCK_MONOTONIC, &pr.start);
 	strbuf notes = { 0 };
-	int nread = load_files(&m, &s.rs, good, (size_t)ngood, idx, on_progress, &pr, &loaderr, &notes);
+	int nread = load_files(&m, &s.rs, good, (size_t)ngood, jobs, idx, on_progress, &pr, &loaderr, &notes);
 	int status = loaderr.n ? 2 : 0;
 	if (nread > 0) {
 		model_check(&m);

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,6 +10,7 @@
 #include "../parser/join.h"
 #include "../parser/source.h"
 #include "input.h"
+#include "pool.h"
 #include "structured.h"
 
 /* A big plain file is cut at newlines into parts of at least this size
@@ -31,31 +31,28 @@ typedef struct item {
 	model m;
 	strbuf err;
 	int rc;
-	bool done;
 } item;
 
-/* The workers take items in order and the merging thread merges them in
- * order. Each side wakes the other only when it waits for what was just
- * done: with thousands of small files, a wake-up of everyone at every
- * item was a context switch or two an item. */
-typedef struct pool {
+/* What the pool's callbacks share: the items, the run's model and rules. */
+typedef struct run {
 	item *items;
-	size_t n, next, merged, window;
-	size_t wanted; /* the item the merging thread waits for, or SIZE_MAX */
-	int idle;      /* workers waiting for the window to move */
-	const model *proto;
-	hashkey key;   /* every item's model's: one key a run, copied before the merge changes proto */
+	model *m;
+	/* m as it was before the merges began, for the readers: its catalog
+	 * and input table stay, and the merges rewrite m's fields */
+	model proto;
 	ruleset *rs;
-	pthread_mutex_t mu;
-	pthread_cond_t merger, workers;
-} pool;
+	parallel_error_fn err;
+	void *ctx;
+	size_t failed;
+	int last_failed;
+} run;
 
 /* Every per-item model sees all inputs, so input indices are global: it
  * borrows the run's table (a copy each would cost N^2 for N files), and
  * its keys come from the run's (not two getrandom calls an input). */
-static void model_like(model *m, const model *proto, const hashkey *key)
+static void model_like(model *m, const model *proto)
 {
-	model_init_keyed(m, proto->cat, key);
+	model_init_keyed(m, proto->cat, &proto->hkey);
 	model_borrow_inputs(m, proto);
 }
 
@@ -96,48 +93,53 @@ static int read_part(item *it, ruleset *rs)
 	return rc;
 }
 
-/* Reads one item into its own model (called without the lock). */
-static void item_read(const pool *p, item *it, ruleset *rs)
+ruleset *parallel_rules_clone(ruleset *rs)
 {
-	model_like(&it->m, p->proto, &p->key);
-	it->rc = it->part ? read_part(it, rs) : input_read_into(it->path, it->file, &it->m, rs, NULL, &it->err);
+	ruleset *copy = xmalloc(sizeof *copy);
+	ruleset_clone(copy, rs);
+	return copy;
 }
 
-/* The next item to read, or NULL when the window is full or all are
- * taken (called with the lock held). */
-static item *item_take(pool *p)
+void parallel_rules_fold(ruleset *rs, ruleset *copy)
 {
-	if (p->next >= p->n || p->next >= p->merged + p->window)
-		return NULL;
-	return &p->items[p->next++];
+	ruleset_absorb(rs, copy);
+	ruleset_free(copy);
+	free(copy);
 }
 
-static void *worker(void *arg)
+/* Each reading thread matches with a copy of the rules (the pool calls
+ * thread_end under its lock). */
+static void *thread_begin(void *ctx)
 {
-	pool *p = arg;
-	ruleset rs;
-	ruleset_clone(&rs, p->rs);
-	pthread_mutex_lock(&p->mu);
-	for (;;) {
-		item *it;
-		while (!(it = item_take(p)) && p->next < p->n) {
-			p->idle++;
-			pthread_cond_wait(&p->workers, &p->mu);
-			p->idle--;
-		}
-		if (!it)
-			break;
-		pthread_mutex_unlock(&p->mu);
-		item_read(p, it, &rs);
-		pthread_mutex_lock(&p->mu);
-		it->done = true;
-		if (p->wanted == (size_t)(it - p->items))
-			pthread_cond_signal(&p->merger);
+	return parallel_rules_clone(((run *)ctx)->rs);
+}
+
+static void thread_end(void *ctx, void *state)
+{
+	parallel_rules_fold(((run *)ctx)->rs, state);
+}
+
+/* Reads one item into its own model. */
+static void item_read(void *ctx, size_t i, void *state)
+{
+	run *r = ctx;
+	item *it = &r->items[i];
+	model_like(&it->m, &r->proto);
+	it->rc = it->part ? read_part(it, state) : input_read_into(it->path, it->file, &it->m, state, NULL, &it->err);
+}
+
+static void item_merge(void *ctx, size_t i)
+{
+	run *r = ctx;
+	item *it = &r->items[i];
+	/* one message per input, even when several of its parts fail */
+	if (it->rc != 0 && r->last_failed != it->file) {
+		r->err(r->ctx, it->err.p);
+		r->failed++;
+		r->last_failed = it->file;
 	}
-	ruleset_absorb(p->rs, &rs);
-	pthread_mutex_unlock(&p->mu);
-	ruleset_free(&rs);
-	return NULL;
+	model_merge_take(r->m, &it->m);
+	sb_free(&it->err);
 }
 
 int parallel_cpus(void)
@@ -299,60 +301,12 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 		else
 			add_item(&items, &nitems, &cap, (item){ .path = paths[i], .file = (int)i });
 	}
-	pool p = { .items = items, .n = nitems, .proto = m, .key = m->hkey, .rs = rs, .window = (size_t)jobs * WINDOW_PER_JOB, .wanted = SIZE_MAX };
-	pthread_mutex_init(&p.mu, NULL);
-	pthread_cond_init(&p.merger, NULL);
-	pthread_cond_init(&p.workers, NULL);
 	/* The merging thread reads too, whenever the item it merges next is
-	 * not done: jobs threads in all, and it sleeps only when there is
-	 * nothing left to take (a wake-up for every small file was a context
-	 * switch or two each). */
-	ruleset own;
-	ruleset_clone(&own, rs);
-	int nworkers = jobs - 1;
-	pthread_t *t = xcalloc((size_t)nworkers, sizeof *t);
-	for (int k = 0; k < nworkers; k++)
-		pthread_create(&t[k], NULL, worker, &p);
-	int last_failed = -1;
-	for (size_t i = 0; i < nitems; i++) {
-		pthread_mutex_lock(&p.mu);
-		while (!items[i].done) {
-			item *mine = item_take(&p);
-			if (mine) {
-				pthread_mutex_unlock(&p.mu);
-				item_read(&p, mine, &own);
-				pthread_mutex_lock(&p.mu);
-				mine->done = true;
-				continue;
-			}
-			p.wanted = i;
-			pthread_cond_wait(&p.merger, &p.mu);
-			p.wanted = SIZE_MAX;
-		}
-		pthread_mutex_unlock(&p.mu);
-		item *it = &items[i];
-		/* one message per input, even when several of its parts fail */
-		if (it->rc != 0 && last_failed != it->file) {
-			err(ctx, it->err.p);
-			failed++;
-			last_failed = it->file;
-		}
-		model_merge_take(m, &it->m);
-		sb_free(&it->err);
-		pthread_mutex_lock(&p.mu);
-		p.merged = i + 1;
-		if (p.idle)
-			pthread_cond_broadcast(&p.workers);
-		pthread_mutex_unlock(&p.mu);
-	}
-	for (int k = 0; k < nworkers; k++)
-		pthread_join(t[k], NULL);
-	ruleset_absorb(rs, &own);
-	ruleset_free(&own);
-	pthread_mutex_destroy(&p.mu);
-	pthread_cond_destroy(&p.merger);
-	pthread_cond_destroy(&p.workers);
-	free(t);
+	 * not done: jobs threads in all. */
+	static const pool_ops ops = { thread_begin, thread_end, item_read, item_merge, NULL };
+	run r = { .items = items, .m = m, .proto = *m, .rs = rs, .err = err, .ctx = ctx, .last_failed = -1 };
+	pool_run(nitems, jobs, (size_t)jobs * WINDOW_PER_JOB, &ops, &r);
+	failed += r.failed;
 	free(items);
 	failed += read_structured(paths, dump, n, base, m, err, ctx);
 	free(dump);

@@ -16,6 +16,11 @@ typedef void (*parallel_error_fn)(void *ctx, const char *message);
  * not NULL) reads in this thread. Returns the number of unreadable inputs. */
 size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *rs, redactor *rd,
 		     parallel_error_fn err, void *ctx);
+/* A reading thread's own copy of rs, for matching without a lock. */
+ruleset *parallel_rules_clone(ruleset *rs);
+/* Folds a copy's counts back into rs and frees the copy; with only one
+ * thread at a time doing so. */
+void parallel_rules_fold(ruleset *rs, ruleset *copy);
 /* The number of processors online, at least 1. */
 int parallel_cpus(void);
 

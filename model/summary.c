@@ -1,6 +1,7 @@
 #include "summary.h"
 #include "system.h"
 #include "../parser/ncclt.h"
+#include "../util/escape.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -18,6 +19,22 @@ static cJSON *num(double v)
 	return cJSON_CreateNumber(v != v ? 0 : v > 1e308 ? 1e308 : v < -1e308 ? -1e308 : v);
 }
 
+/* A string from the logs (a name, a line) as the JSON reports write
+ * one: valid UTF-8, control characters in the \xNN form. */
+static cJSON *text(const char *s)
+{
+	bool plain = true;
+	for (const unsigned char *p = (const unsigned char *)s; *p && plain; p++)
+		plain = *p >= 0x20 && *p < 0x7f;
+	if (plain)
+		return cJSON_CreateString(s);
+	strbuf b = { 0 };
+	escape_utf8(&b, slice_from(s));
+	cJSON *v = cJSON_CreateString(b.p ? b.p : "");
+	sb_free(&b);
+	return v;
+}
+
 static cJSON *ev_json(const evref *e)
 {
 	if (!e->text)
@@ -26,7 +43,7 @@ static cJSON *ev_json(const evref *e)
 	cJSON_AddItemToArray(o, num(e->file));
 	cJSON_AddItemToArray(o, num((double)e->line));
 	cJSON_AddItemToArray(o, num((double)e->off));
-	cJSON_AddItemToArray(o, cJSON_CreateString(e->text));
+	cJSON_AddItemToArray(o, text(e->text));
 	return o;
 }
 
@@ -83,11 +100,11 @@ cJSON *summary_write(const model *m)
 	cJSON_AddNumberToObject(doc, "ncclog_summary", SUMMARY_FORMAT);
 	cJSON *strs = cJSON_AddArrayToObject(doc, "strings");
 	for (size_t i = 0; i < m->str.n; i++)
-		cJSON_AddItemToArray(strs, cJSON_CreateString(m->str.strs[i]));
+		cJSON_AddItemToArray(strs, text(m->str.strs[i]));
 	cJSON *in = cJSON_AddArrayToObject(doc, "inputs");
 	for (size_t i = 0; i < m->nin; i++) {
 		cJSON *e = cJSON_CreateArray();
-		cJSON_AddItemToArray(e, cJSON_CreateString(m->in[i].name));
+		cJSON_AddItemToArray(e, text(m->in[i].name));
 		cJSON_AddItemToArray(e, num((double)m->in[i].lines));
 		cJSON_AddItemToArray(e, num((double)m->in[i].bytes));
 		cJSON_AddItemToArray(e, num(m->in[i].frank));
@@ -184,12 +201,12 @@ cJSON *summary_write(const model *m)
 			continue;
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "id", f->id);
-		cJSON_AddStringToObject(o, "title", f->title);
+		cJSON_AddItemToObject(o, "title", text(f->title));
 		cJSON_AddNumberToObject(o, "severity", f->severity);
-		cJSON_AddStringToObject(o, "key", f->key);
-		cJSON_AddStringToObject(o, "message", f->message);
+		cJSON_AddItemToObject(o, "key", text(f->key));
+		cJSON_AddItemToObject(o, "message", text(f->message));
 		if (f->hint)
-			cJSON_AddStringToObject(o, "hint", f->hint);
+			cJSON_AddItemToObject(o, "hint", text(f->hint));
 		cJSON_AddItemToObject(o, "procs", ints(f->procs.v, f->procs.n));
 		cJSON_AddItemToObject(o, "ranks", ints(f->ranks.v, f->ranks.n));
 		cJSON_AddItemToObject(o, "peers", ints(f->peers.v, f->peers.n));
@@ -198,7 +215,7 @@ cJSON *summary_write(const model *m)
 		for (size_t k = 0; k < f->nev; k++) {
 			cJSON *e = pair(f->ev[k].file, (double)f->ev[k].line);
 			cJSON_AddItemToArray(e, num(f->ev[k].proc));
-			cJSON_AddItemToArray(e, cJSON_CreateString(f->ev[k].text));
+			cJSON_AddItemToArray(e, text(f->ev[k].text));
 			cJSON_AddItemToArray(ev, e);
 		}
 		cJSON_AddNumberToObject(o, "count", (double)f->count);

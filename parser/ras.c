@@ -238,6 +238,8 @@ bool ras_text_more(ras_cursor *c, ras_item *out)
 	return true;
 }
 
+#define RAS_DIAG_NAME_MAX 80
+
 /* "node042:12345 NCCL DIAG [INFO] NCCL environment: ..." */
 static bool diag_line(slice s, ras_item *it)
 {
@@ -261,7 +263,9 @@ static bool diag_line(slice s, ras_item *it)
 	blanks(&sc);
 	slice body = rest(&sc);
 	long colon2 = slice_find(body, ": ", 2);
-	if (colon2 > 0) {
+	/* the check's name is a few words ("NCCL environment"); a colon
+	 * further in is part of the text */
+	if (colon2 > 0 && colon2 <= RAS_DIAG_NAME_MAX) {
 		it->a = (slice){ body.p, (size_t)colon2 };
 		it->b = slice_trim((slice){ body.p + colon2 + 2, body.n - (size_t)colon2 - 2 });
 	} else {

@@ -46,5 +46,23 @@ fi
 printf 'not json' >"$tmp/bad2.json"
 "$bin" merge "$tmp/bad2.json" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL: not JSON"; }
+# a file name and a line with invalid UTF-8 and an escape: the summary is
+# valid UTF-8, and merging it reports what analyzing the file does
+odd="$tmp/$(printf 'rank\377\033[2J')0.log"
+{ cat "$root/samples/lightning-2node-docker0/rank4.log"; printf 'node-b:1877:1877 [0] NCCL WARN bad \377 byte \033]52;c;eA==\007\n'; } >"$odd"
+"$bin" analyze --summary "$odd" >"$tmp/odd.json" 2>/dev/null
+if python3 -c 'import json, sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' "$tmp/odd.json"; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	echo "FAIL: a summary with odd bytes is not valid UTF-8 JSON"
+fi
+"$bin" analyze --format json "$odd" >"$tmp/whole" 2>/dev/null
+"$bin" merge --format json "$tmp/odd.json" >"$tmp/merged" 2>/dev/null
+if cmp -s "$tmp/whole" "$tmp/merged"; then passed=$((passed + 1)); else
+	failed=$((failed + 1))
+	echo "FAIL: merging a summary with odd bytes differs from analyzing its file"
+	diff "$tmp/whole" "$tmp/merged" | head -6
+fi
 echo "merge: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

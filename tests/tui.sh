@@ -376,4 +376,19 @@ wait_for '^ rank 511 of 512' "G reaches the last of 512 ranks"
 keys q
 sane "512 ranks"
 
+# --- read on one thread or two, the viewer shows the same job
+for j in 1 2; do
+	session 120 40
+	view "-j $j $tmp/job/*.log"
+	wait_for '512/512 ranks +64 hosts' "512 ranks at -j $j"
+	wait_for 'q quit' "512 ranks at -j $j: the status line"
+	cp "$tmp/screen" "$tmp/screen-j$j"
+	keys q
+	sane "512 ranks at -j $j"
+done
+if cmp -s "$tmp/screen-j1" "$tmp/screen-j2"; then ok; else
+	fail "-j 1 and -j 2 show different screens: $(diff "$tmp/screen-j1" "$tmp/screen-j2" | head -n 6)"
+fi
+expect2 "-j 0" -j 0 "$root/$stuck"
+
 lib_finish

@@ -3,16 +3,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../ingest/input.h"
+#include "../ingest/parallel.h"
+#include "../ingest/pool.h"
 #include "../ingest/structured.h"
 #include "../parser/source.h"
 
 #define LOAD_CHUNK (256u * 1024u)
+/* Logs read ahead of the merge, per thread (models held at once). */
+#define WINDOW_PER_JOB 4
 
 /* How an input is read back: by path, from a spool, or not at all. */
 enum how { HOW_PATH, HOW_SPOOL, HOW_DUMP };
@@ -229,7 +234,123 @@ static int load_log(model *m, ruleset *rs, const char *path, int file, enum how 
 	return rc;
 }
 
-int load_files(model *m, ruleset *rs, char **paths, size_t n, lineidx *idx, load_progress_fn progress,
+/* ---- several logs at once ----
+ * Each log is read on a thread of its own into a model of its own, with
+ * its line index, and the models are merged in input order: the model is
+ * the one reading them one after another gives. The bar is drawn by the
+ * merging thread from the bytes all readers have read. */
+
+typedef struct lrun lrun;
+
+typedef struct litem {
+	lrun *run;
+	const char *path;
+	int file;
+	enum how how;
+	model m;
+	uint64_t done, told; /* bytes read; of them added to the run's count */
+	strbuf err, notes;
+	int rc;
+	bool read;
+} litem;
+
+struct lrun {
+	litem *items;
+	model *m;
+	model proto; /* m before the merges, which the readers borrow from */
+	ruleset *rs;
+	lineidx *idx;
+	uint64_t total;
+	_Atomic uint64_t done;
+	atomic_bool stop;
+	load_progress_fn progress;
+	void *ctx;
+	size_t merged;
+	strbuf *err, *notes;
+	int nread;
+};
+
+static bool item_progress(void *ctx, uint64_t done, uint64_t total, const char *name)
+{
+	(void)total, (void)name;
+	litem *it = ctx;
+	atomic_fetch_add(&it->run->done, done - it->told);
+	it->told = done;
+	return !atomic_load(&it->run->stop);
+}
+
+static void *thread_begin(void *ctx)
+{
+	return parallel_rules_clone(((lrun *)ctx)->rs);
+}
+
+static void thread_end(void *ctx, void *state)
+{
+	parallel_rules_fold(((lrun *)ctx)->rs, state);
+}
+
+static void item_read(void *ctx, size_t i, void *state)
+{
+	lrun *r = ctx;
+	litem *it = &r->items[i];
+	model_init(&it->m, r->proto.cat);
+	model_borrow_inputs(&it->m, &r->proto);
+	it->read = true;
+	it->rc = load_log(&it->m, state, it->path, it->file, it->how, &r->idx[it->file], &it->done, r->total,
+			  item_progress, it, &it->err, &it->notes);
+}
+
+static void item_merge(void *ctx, size_t i)
+{
+	lrun *r = ctx;
+	litem *it = &r->items[i];
+	model_merge_take(r->m, &it->m);
+	/* the lines are counted in the model it was merged into */
+	r->idx[it->file].lines = r->m->in[it->file].lines;
+	sb_add(r->err, it->err.p ? it->err.p : "", it->err.n);
+	sb_add(r->notes, it->notes.p ? it->notes.p : "", it->notes.n);
+	sb_free(&it->err);
+	sb_free(&it->notes);
+	r->nread += it->rc > 0;
+	r->merged = i + 1;
+}
+
+static bool run_wait(void *ctx)
+{
+	lrun *r = ctx;
+	const char *name = r->m->in[r->items[r->merged].file].name;
+	bool go_on = r->progress(r->ctx, atomic_load(&r->done), r->total, name);
+	if (!go_on)
+		atomic_store(&r->stop, true);
+	return go_on;
+}
+
+/* Reads the logs among inputs[0..n) (how[i] not HOW_DUMP) on `jobs`
+ * threads; returns the number read, or -1 when progress asked to stop. */
+static int load_logs_parallel(model *m, ruleset *rs, char **paths, const enum how *how, size_t n, int base,
+			      int jobs, lineidx *idx, uint64_t total, load_progress_fn progress, void *ctx,
+			      strbuf *err, strbuf *notes)
+{
+	lrun r = { .m = m, .proto = *m, .rs = rs, .idx = idx, .total = total, .progress = progress, .ctx = ctx, .err = err,
+		   .notes = notes };
+	r.items = xcalloc(n, sizeof *r.items);
+	size_t nitems = 0;
+	for (size_t i = 0; i < n; i++)
+		if (how[i] != HOW_DUMP)
+			r.items[nitems++] = (litem){ .run = &r, .path = paths[i], .file = base + (int)i, .how = how[i] };
+	static const pool_ops ops = { thread_begin, thread_end, item_read, item_merge, run_wait };
+	size_t merged = pool_run(nitems, jobs, (size_t)jobs * WINDOW_PER_JOB, &ops, &r);
+	for (size_t i = merged; i < nitems; i++) {
+		if (r.items[i].read)
+			model_free(&r.items[i].m);
+		sb_free(&r.items[i].err);
+		sb_free(&r.items[i].notes);
+	}
+	free(r.items);
+	return merged < nitems ? -1 : r.nread;
+}
+
+int load_files(model *m, ruleset *rs, char **paths, size_t n, int jobs, lineidx *idx, load_progress_fn progress,
 	       void *ctx, strbuf *err, strbuf *notes)
 {
 	enum how *how = xcalloc(n ? n : 1, sizeof *how);
@@ -248,14 +369,25 @@ int load_files(model *m, ruleset *rs, char **paths, size_t n, lineidx *idx, load
 		model_add_input(m, name.p);
 	}
 	sb_free(&name);
-	int nread = 0;
-	for (size_t i = 0; i < n && nread >= 0; i++) {
-		if (how[i] == HOW_DUMP)
-			continue;
-		int rc = load_log(m, rs, paths[i], base + (int)i, how[i], &idx[base + (int)i], &done, total, progress,
-				  ctx, err, notes);
-		nread = rc < 0 ? -1 : nread + rc;
+	int nread = 0, nlogs = 0;
+	bool piped = false;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		nlogs += how[i] != HOW_DUMP;
+		piped |= how[i] != HOW_DUMP && (stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode));
 	}
+	/* a pipe is read on this thread, which sees an interrupt while the
+	 * pipe's writer is quiet */
+	if (jobs > 1 && nlogs > 1 && !piped)
+		nread = load_logs_parallel(m, rs, paths, how, n, base, jobs, idx, total, progress, ctx, err, notes);
+	else
+		for (size_t i = 0; i < n && nread >= 0; i++) {
+			if (how[i] == HOW_DUMP)
+				continue;
+			int rc = load_log(m, rs, paths[i], base + (int)i, how[i], &idx[base + (int)i], &done, total,
+					  progress, ctx, err, notes);
+			nread = rc < 0 ? -1 : nread + rc;
+		}
 	/* the inputs that are not logs, kind by kind (ingest/structured.h) */
 	strbuf e = { 0 };
 	for (size_t i = 0; i < n && nread >= 0; i++) {

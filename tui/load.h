@@ -24,11 +24,12 @@ typedef bool (*load_progress_fn)(void *ctx, uint64_t done, uint64_t total, const
  * returned and a line is appended to *err. */
 int load_check(const char *path, strbuf *err);
 /* Feeds paths[0..n) to the model as inputs 0..n-1 (logs through the
- * pipeline, dumps through their reader) and initialises idx[f] for each.
+ * pipeline, on `jobs` threads when there are several and none is standard
+ * input; dumps through their reader) and initialises idx[f] for each.
  * Unreadable inputs are skipped with a line in *err; what is worth saying
  * but no error (a spool that filled up) goes to *notes. Returns the number
  * of inputs read, or -1 when progress asked to stop. */
-int load_files(model *m, ruleset *rs, char **paths, size_t n, lineidx *idx, load_progress_fn progress,
+int load_files(model *m, ruleset *rs, char **paths, size_t n, int jobs, lineidx *idx, load_progress_fn progress,
 	       void *ctx, strbuf *err, strbuf *notes);
 
 #endif
