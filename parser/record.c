@@ -626,10 +626,8 @@ static bool level_word(slice s, size_t i, enum level *lv, size_t *end)
 /* Start of the non-blank token that ends at `end` (exclusive). */
 static size_t tok_back(slice s, size_t end)
 {
-	size_t i = end;
-	while (i > 0 && s.p[i - 1] != ' ')
-		i--;
-	return i;
+	const char *b = end ? memrchr(s.p, ' ', end) : NULL;
+	return b ? (size_t)(b - s.p) + 1 : 0;
 }
 
 static bool is_site(slice t)
