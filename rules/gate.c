@@ -324,7 +324,8 @@ static inline bool maybe_window(const gate *g, const unsigned char *p)
 
 /* The literals whose window is at s[pos..pos+4), found exactly and
  * compared in full. */
-static size_t confirm(const gate *g, slice s, size_t pos, gate_at_fn hit, void *ctx)
+static inline __attribute__((always_inline)) size_t confirm(const gate *g, slice s, size_t pos, gate_at_fn hit,
+								  void *ctx)
 {
 	const window *w = win_slot(g, load32((const unsigned char *)s.p + pos));
 	size_t hits = 0;
