@@ -48,10 +48,11 @@ typedef struct run {
 } run;
 
 /* Every per-item model sees all inputs, so input indices are global: it
- * borrows the run's table (a copy each would cost N^2 for N files). */
+ * borrows the run's table (a copy each would cost N^2 for N files), and
+ * its keys come from the run's (not two getrandom calls an input). */
 static void model_like(model *m, const model *proto)
 {
-	model_init(m, proto->cat);
+	model_init_keyed(m, proto->cat, &proto->hkey);
 	model_borrow_inputs(m, proto);
 }
 

@@ -29,6 +29,11 @@ uint64_t caps_total(const model *m)
 	return n;
 }
 
+uint64_t caps_mark(const model *m)
+{
+	return m->ndrops + m->fs.dropped.findings + m->fs.dropped.job + m->fs.dropped.keys + m->str.dropped;
+}
+
 void caps_note_line(model *m)
 {
 	if (m->ev_cap.text || !m->cur)
@@ -42,6 +47,7 @@ void caps_note_line(model *m)
 void model_drop(model *m, enum model_cap cap)
 {
 	m->dropped[cap]++;
+	m->ndrops++;
 }
 
 void check_caps(model *m)

@@ -33,13 +33,26 @@ static void pidx_free(struct procidx *x);
 
 void model_init(model *m, const catalog *cat)
 {
+	hashkey k;
+	hashkey_random(&k);
+	model_init_keyed(m, cat, &k);
+}
+
+/* The labels of the keys a model derives from its own. */
+enum { KEY_STRINGS = 1 };
+
+void model_init_keyed(model *m, const catalog *cat, const hashkey *key)
+{
 	*m = (model){ 0 };
 	m->cat = cat;
-	hashkey_random(&m->hkey);
-	intern_init(&m->str);
+	m->hkey = *key;
+	hashkey sk;
+	hashkey_child(&sk, key, KEY_STRINGS);
+	intern_init_keyed(&m->str, &sk);
 	m->cur_proc = -1;
 	m->snap_seq = -2;
 	m->msg_file = m->msg_proc = -1;
+	m->last.file = -1;
 }
 
 static void evref_free(evref *e)
@@ -190,6 +203,7 @@ static int proc_new(model *m, int host, long pid, int file)
 	p->pid = pid;
 	p->file = file;
 	p->frank = m->in[file].frank;
+	m->gen++;
 	return (int)m->nprocs++;
 }
 
@@ -232,6 +246,7 @@ static void stream_set(model *m, int file, int tag, int pi)
 	if (s->proc < 0)
 		m->nstreams++;
 	*s = (stream){ file, tag, pi };
+	m->gen++;
 }
 
 /* What model_guess_proc asks of the processes, indexed so that a guess
@@ -471,6 +486,7 @@ int model_proc_find(const model *m, int host, long pid)
 
 void model_proc_keyed(model *m, int pi)
 {
+	m->gen++;
 	if (m->pidx && (size_t)pi < m->pidx->indexed)
 		pidx_index(m->pidx, m, pi);
 }
@@ -497,9 +513,32 @@ int model_guess_proc(const model *m, int file, int lrank, bool untagged)
 	return s ? s->proc : -1;
 }
 
+/* The process of the NCCL record before, when r names the same one and
+ * nothing it was found by has changed since; else -1. */
+static int last_proc(const model *m, int file, const record *r)
+{
+	const lastproc *c = &m->last;
+	if (c->file != file || c->pid != r->pid || c->gen != m->gen || c->nprocs != m->nprocs ||
+	    !slice_eq(c->host, r->host) || !slice_eq(c->tag, r->ln.tag))
+		return -1;
+	return c->proc;
+}
+
+static void last_keep(model *m, int file, const record *r, int tag, int host, int p)
+{
+	m->last = (lastproc){ .file = file, .pid = r->pid, .proc = p, .gen = m->gen, .nprocs = m->nprocs };
+	m->last.host = intern_slice(&m->str, host);
+	m->last.tag = intern_slice(&m->str, tag);
+}
+
 /* The process a record belongs to; -1 when it cannot be kept (a cap). */
 static int resolve_proc(model *m, int file, const record *r)
 {
+	if (r->nccl) {
+		int p = last_proc(m, file, r);
+		if (p >= 0)
+			return p;
+	}
 	int tag = intern_get(&m->str, r->ln.tag);
 	if (tag < 0)
 		return -1; /* no room for its stream's name: as if unread */
@@ -533,6 +572,7 @@ static int resolve_proc(model *m, int file, const record *r)
 		}
 		stream_set(m, file, tag, p);
 		stream_set(m, file, -1, p);
+		last_keep(m, file, r, tag, host, p);
 		return p;
 	}
 	stream *s = stream_find(m, file, tag);
@@ -646,7 +686,7 @@ void model_record(model *m, int file, uint64_t lineno, uint64_t off, const recor
 	m->cur_explained = m->cur_fwerr = false;
 	m->cur = r;
 	m->cur_text = r->text;
-	m->cur_drops = caps_total(m);
+	m->cur_drops = caps_mark(m);
 	m->cur_sys_done = 0;
 	if (r->level != LV_NONE)
 		m->nccl_records++;
@@ -717,13 +757,11 @@ static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 		return;
 	slice commid = match_cap(mt, CAPT_COMMID);
 	char key[32];
-	int k;
-	if (commid.n) {
-		k = intern_get(&m->str, commid);
-	} else {
+	if (!commid.n) {
 		snprintf(key, sizeof key, "n%ld", nranks);
-		k = intern_get(&m->str, slice_from(key));
+		commid = slice_from(key);
 	}
+	int k = model_comm_key(m, commid);
 	slice state = match_cap(mt, CAPT_STATE);
 	bool complete = slice_eq_str(state, "COMPLETE");
 	comm *c = k >= 0 ? model_comm_get(m, k, (int)nranks) : NULL;
@@ -733,10 +771,13 @@ static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 		model_comm_mark(m, c, (int)rank, CR_SEEN | (complete ? CR_DONE : 0), pi);
 	}
 	if (nranks >= p->nranks) {
+		bool moved = p->rank != rank;
 		p->rank = (int)rank;
 		p->nranks = (int)nranks;
 		p->comm = c ? (int)(c - m->comms) : -1;
-		model_proc_keyed(m, pi);
+		/* the index knows it by its rank: only a new one needs telling */
+		if (moved)
+			model_proc_keyed(m, pi);
 		int b = cap_str(m, mt, CAPT_BUSID);
 		if (b >= 0)
 			p->busid = b;
@@ -826,19 +867,64 @@ static void add_socket_iface(proc *p, iface f)
 		p->socket[p->nsocket++] = f;
 }
 
+/* True when w (a constant word) starts p, which has n bytes. */
+static inline bool word_at(const char *p, size_t n, const char *w, size_t wn)
+{
+	return n >= wn && memcmp(p, w, wn) == 0;
+}
+#define WORD_AT(p, n, w) word_at(p, n, w, sizeof w - 1)
+
+/* The transports a channel line's "via" text names, wherever in it each
+ * word stands: one pass, keyed on the byte that starts a word. */
+static unsigned transport_bits(slice via)
+{
+	unsigned bits = 0;
+	bool net = false;
+	for (size_t i = 0; i < via.n; i++) {
+		const char *p = via.p + i;
+		size_t n = via.n - i;
+		switch (*p) {
+		case 'P':
+			if (WORD_AT(p, n, "P2P"))
+				bits |= TR_P2P;
+			break;
+		case 'S':
+			if (WORD_AT(p, n, "SHM"))
+				bits |= TR_SHM;
+			break;
+		case 's':
+			if (WORD_AT(p, n, "shared memory"))
+				bits |= TR_SHM;
+			break;
+		case 'N':
+			if (WORD_AT(p, n, "NET/")) {
+				net = true;
+				if (WORD_AT(p, n, "NET/IB"))
+					bits |= TR_NET_IB;
+				else if (WORD_AT(p, n, "NET/Socket"))
+					bits |= TR_NET_SOCKET;
+			} else if (WORD_AT(p, n, "NVLS")) {
+				bits |= TR_NVLS;
+			}
+			break;
+		case 'G':
+			if (WORD_AT(p, n, "GDRDMA"))
+				bits |= TR_GDR;
+			break;
+		case 'C':
+			if (WORD_AT(p, n, "CollNet"))
+				bits |= TR_COLLNET;
+			break;
+		}
+	}
+	if (net && !(bits & (TR_NET_IB | TR_NET_SOCKET)))
+		bits |= TR_NET_OTHER;
+	return bits;
+}
+
 static void on_transport(proc *p, slice via, long from, long to)
 {
-	static const struct { const char *s; unsigned bit; } map[] = {
-		{ "P2P", TR_P2P }, { "SHM", TR_SHM }, { "shared memory", TR_SHM },
-		{ "NET/IB", TR_NET_IB }, { "NET/Socket", TR_NET_SOCKET }, { "GDRDMA", TR_GDR },
-		{ "CollNet", TR_COLLNET }, { "NVLS", TR_NVLS },
-	};
-	unsigned bits = 0;
-	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-		if (slice_find(via, map[i].s, strlen(map[i].s)) >= 0)
-			bits |= map[i].bit;
-	if (slice_find(via, "NET/", 4) >= 0 && !(bits & (TR_NET_IB | TR_NET_SOCKET)))
-		bits |= TR_NET_OTHER;
+	unsigned bits = transport_bits(via);
 	p->transports |= bits;
 	/* which end is this process is known once its rank is, maybe later */
 	if (from < 0 || to < 0 || from > INT32_MAX || to > INT32_MAX)
@@ -1458,7 +1544,7 @@ static void loose_add(model *m, const char *id, const char *what, slice body)
 void model_record_end(model *m)
 {
 	/* the first line anything was dropped from is what the cap finding cites */
-	if (caps_total(m) != m->cur_drops)
+	if (caps_mark(m) != m->cur_drops)
 		caps_note_line(m);
 	const record *r = m->cur;
 	if (!r || m->cur_proc < 0 || m->cur_explained)

@@ -171,6 +171,7 @@ typedef struct comm {
 	size_t rkcap, nrk;  /* a power of two (or 0); ranks held */
 	int nseen, ndone;   /* ranks with CR_SEEN, CR_DONE */
 	hashkey hk;         /* rk's hash key: its model's */
+	size_t lastrk;      /* the slot of the rank marked last: its next line is likely the same rank's */
 	uint64_t lines;     /* its init lines: what a cap counts when a merge drops it */
 	evref ev;           /* the first of them */
 } comm;
@@ -270,9 +271,22 @@ typedef struct stream {
 	int proc;
 } stream;
 
+/* The process the last NCCL record resolved to, by what named it: the
+ * next record of the same rank reuses it without hashing again. Valid
+ * while gen and nprocs are what they were when it was filled (every
+ * change of a stream or of a process's key bumps gen). */
+typedef struct lastproc {
+	int file;           /* -1: empty */
+	long pid;
+	slice host, tag;    /* the interned bytes: the intern table never moves them */
+	int proc;
+	uint64_t gen;
+	size_t nprocs;
+} lastproc;
+
 typedef struct model {
 	const catalog *cat;
-	hashkey hkey;          /* of every table keyed by input, drawn by model_init */
+	hashkey hkey;          /* of every table keyed by input, drawn by model_init or given */
 	intern str;
 	input *in;
 	size_t nin, incap;
@@ -286,6 +300,7 @@ typedef struct model {
 	comm *comms;
 	size_t ncomms, commcap;
 	hashidx commidx;       /* comms by key */
+	size_t lastcomm;       /* the one found or made last: init lines come in runs of one */
 	size_t ncommranks;     /* ranks held by all communicators */
 	wdog *wd;
 	size_t nwd, wdcap;
@@ -295,7 +310,10 @@ typedef struct model {
 	hashidx envidx;        /* env by (proc, var) */
 	uint64_t dropped[CAP_COUNT]; /* what the caps refused (findings and names: see model_dropped) */
 	evref ev_cap;          /* the first line something was dropped from */
-	uint64_t cur_drops;    /* what had been dropped when the current record began */
+	uint64_t ndrops;       /* model_drop's calls: part of caps_mark */
+	uint64_t cur_drops;    /* caps_mark when the current record began */
+	uint64_t gen;          /* bumped when a stream or a process's key changes */
+	lastproc last;
 	struct procidx *pidx;  /* processes by input, built as model_guess_proc needs it */
 	stream *streams;       /* open addressing on (file, tag); proc -1 = empty */
 	size_t streamcap;      /* a power of two */
@@ -340,6 +358,9 @@ typedef struct model {
 } model;
 
 void model_init(model *m, const catalog *cat);
+/* The same with the keys of its tables derived from key: the models of
+ * one run (one per input on the thread pool) share a key drawn once. */
+void model_init_keyed(model *m, const catalog *cat, const hashkey *key);
 /* Sets every fact of p to its initial value (facts.h). */
 void model_proc_init(proc *p);
 void model_free(model *m);
@@ -368,6 +389,9 @@ bool model_has_content(const model *m);
  * MODEL_MAX_COMMS, counted). */
 comm *model_comm_find(const model *m, int key);
 comm *model_comm_get(model *m, int key, int nranks);
+/* The interned key of a communicator's name (its commId): the last one's
+ * without hashing when it is the same; -1 when the names are full. */
+int model_comm_key(model *m, slice name);
 /* Marks rank (0 <= rank < c->nranks) of c with flags and, when pi >= 0
  * and none is known yet, its process. False when the rank is new and
  * MODEL_MAX_COMM_RANKS are held (counted). */
@@ -394,6 +418,10 @@ void model_drop(model *m, enum model_cap cap);
 /* Everything the caps dropped; and citing the current line as the first
  * one something was dropped from (once). */
 uint64_t caps_total(const model *m);
+/* A count that grows whenever a cap drops something while records are
+ * fed (model_drop, the findings' and the strings' own counts): what
+ * tells that a record dropped anything, without summing every cap. */
+uint64_t caps_mark(const model *m);
 void caps_note_line(model *m);
 /* Takes the report of the job's Flight Recorder dumps (m frees it). */
 void model_take_fr(model *m, struct frmatch_report *r);

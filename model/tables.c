@@ -18,18 +18,30 @@ static bool comm_eq(const void *ctx, int i)
 	return k->m->comms[i].key == k->key;
 }
 
-comm *model_comm_find(const model *m, int key)
+static comm *comm_find(const model *m, int key, uint64_t h)
 {
 	ckey k = { m, key };
-	int i = hashidx_find(&m->commidx, siphash_ints(&m->hkey, (uint32_t)key, 0), comm_eq, &k);
+	int i = hashidx_find(&m->commidx, h, comm_eq, &k);
 	return i >= 0 ? &m->comms[i] : NULL;
+}
+
+comm *model_comm_find(const model *m, int key)
+{
+	if (m->lastcomm < m->ncomms && m->comms[m->lastcomm].key == key)
+		return &m->comms[m->lastcomm];
+	return comm_find(m, key, siphash_ints(&m->hkey, (uint32_t)key, 0));
 }
 
 comm *model_comm_get(model *m, int key, int nranks)
 {
-	comm *c = model_comm_find(m, key);
-	if (c)
+	if (m->lastcomm < m->ncomms && m->comms[m->lastcomm].key == key)
+		return &m->comms[m->lastcomm];
+	uint64_t h = siphash_ints(&m->hkey, (uint32_t)key, 0);
+	comm *c = comm_find(m, key, h);
+	if (c) {
+		m->lastcomm = (size_t)(c - m->comms);
 		return c;
+	}
 	if (m->ncomms >= MODEL_MAX_COMMS) {
 		model_drop(m, CAP_COMMS);
 		return NULL;
@@ -40,8 +52,19 @@ comm *model_comm_get(model *m, int key, int nranks)
 	c->key = key;
 	c->nranks = nranks;
 	c->hk = m->hkey;
-	hashidx_put(&m->commidx, siphash_ints(&m->hkey, (uint32_t)key, 0), (int)m->ncomms++);
+	hashidx_put(&m->commidx, h, (int)m->ncomms);
+	m->lastcomm = m->ncomms++;
 	return c;
+}
+
+int model_comm_key(model *m, slice name)
+{
+	if (m->lastcomm < m->ncomms) {
+		int k = m->comms[m->lastcomm].key;
+		if (slice_eq(intern_slice(&m->str, k), name))
+			return k;
+	}
+	return intern_get(&m->str, name);
 }
 
 static size_t rank_slot(const comm *c, int rank)
@@ -56,6 +79,9 @@ static const commrank *rank_find(const comm *c, int rank)
 {
 	if (!c->rkcap || rank < 0)
 		return NULL;
+	/* a rank has one slot: the last one is it when it holds that rank */
+	if (c->lastrk < c->rkcap && c->rk[c->lastrk].rank == rank)
+		return &c->rk[c->lastrk];
 	const commrank *r = &c->rk[rank_slot(c, rank)];
 	return r->rank >= 0 ? r : NULL;
 }
@@ -87,6 +113,7 @@ bool model_comm_mark(model *m, comm *c, int rank, unsigned flags, int pi)
 		c->nrk++;
 		m->ncommranks++;
 	}
+	c->lastrk = (size_t)(r - c->rk);
 	if ((flags & CR_SEEN) && !(r->flags & CR_SEEN))
 		c->nseen++;
 	if ((flags & CR_DONE) && !(r->flags & CR_DONE))

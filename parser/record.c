@@ -12,6 +12,12 @@ static const bool host_chars[256] = {
 	['a' ... 'z'] = true, ['A' ... 'Z'] = true, ['0' ... '9'] = true, ['-'] = true, ['_'] = true, ['.'] = true,
 };
 
+/* The same and what a file name grep prints holds besides: '/', ':' */
+static const bool path_chars[256] = {
+	['a' ... 'z'] = true, ['A' ... 'Z'] = true, ['0' ... '9'] = true, ['-'] = true, ['_'] = true, ['.'] = true,
+	['/'] = true, [':'] = true,
+};
+
 static bool is_host_char(char c)
 {
 	return host_chars[(unsigned char)c];
@@ -286,6 +292,15 @@ static bool names_log(slice s, size_t e)
  * up to its separator; 0 when there is none. */
 static size_t grep_file_len(slice s)
 {
+	/* a log's name has a '.' before its separator: a first word without
+	 * one (NCCL's "host:pid:tid") is not walked colon by colon */
+	size_t lim = s.n < 200 ? s.n : 200, end = 5;
+	if (lim <= end)
+		return 0;
+	while (end < lim && path_chars[(unsigned char)s.p[end]])
+		end++;
+	if (!memchr(s.p, '.', end))
+		return 0;
 	for (size_t e = 5; e < s.n && e < 200; e++) {
 		char c = s.p[e];
 		if (c == ':' || (c == '-' && e + 1 < s.n && is_digit(s.p[e + 1]))) {
@@ -611,10 +626,8 @@ static bool level_word(slice s, size_t i, enum level *lv, size_t *end)
 /* Start of the non-blank token that ends at `end` (exclusive). */
 static size_t tok_back(slice s, size_t end)
 {
-	size_t i = end;
-	while (i > 0 && s.p[i - 1] != ' ')
-		i--;
-	return i;
+	const char *b = end ? memrchr(s.p, ' ', end) : NULL;
+	return b ? (size_t)(b - s.p) + 1 : 0;
 }
 
 static bool is_site(slice t)

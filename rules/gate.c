@@ -60,6 +60,7 @@ typedef struct window {
 	int head;       /* first literal with this window, -1 = empty slot */
 	uint32_t first; /* its literals: ent[first .. first + n) */
 	uint32_t n;
+	int off;        /* where the window is in every one of them, or -1 when that differs */
 } window;
 
 /* A literal as the exact lookup reads it, those of one window side by
@@ -239,6 +240,10 @@ static void group_windows(gate *g)
 			e->val = g->val[i];
 		}
 		s->n = k - s->first;
+		s->off = (int)g->ent[s->first].off;
+		for (uint32_t e = s->first + 1; e < k; e++)
+			if (g->ent[e].off != (uint32_t)s->off)
+				s->off = -1;
 	}
 }
 
@@ -319,13 +324,31 @@ static inline bool maybe_window(const gate *g, const unsigned char *p)
 
 /* The literals whose window is at s[pos..pos+4), found exactly and
  * compared in full. */
-static size_t confirm(const gate *g, slice s, size_t pos, gate_at_fn hit, void *ctx)
+static inline __attribute__((always_inline)) size_t confirm(const gate *g, slice s, size_t pos, gate_at_fn hit,
+								  void *ctx)
 {
 	const window *w = win_slot(g, load32((const unsigned char *)s.p + pos));
 	size_t hits = 0;
 	if (w->head < 0)
 		return 0;
-	for (const entry *e = g->ent + w->first, *end = e + w->n; e < end; e++) {
+	const entry *e = g->ent + w->first, *end = e + w->n;
+	if (w->off >= 0 && pos >= (size_t)w->off && pos - (size_t)w->off + 8 <= s.n) {
+		/* the literals start at one place: its first 8 bytes are loaded
+		 * once, and most literals differ from them there */
+		size_t start = pos - (size_t)w->off;
+		uint64_t t = load64(s.p + start);
+		for (; e < end; e++) {
+			if ((t ^ e->head) & e->mask)
+				continue;
+			size_t len = e->len;
+			if (start + len > s.n || (len > 8 && memcmp(s.p + start + 8, e->lit + 8, len - 8) != 0))
+				continue;
+			hit(ctx, e->val, start, len, pos);
+			hits++;
+		}
+		return hits;
+	}
+	for (; e < end; e++) {
 		if (pos < e->off)
 			continue;
 		size_t start = pos - e->off, len = e->len;

@@ -29,6 +29,33 @@ void ruleset_init(ruleset *rs, const catalog *cat, const char *const *tags)
 	rs->md = pcre2_match_data_create(2 * RULE_MAX_CAPS + 2, NULL);
 }
 
+/* What an anchored rule failed on: when it fails on a text, the shortest
+ * start of that text from which PCRE2's partial matching says no match
+ * can grow is kept (the multi-segment guarantee of PCRE2_PARTIAL_HARD:
+ * after PCRE2_ERROR_NOMATCH no more text can make a match, and an
+ * anchored match can start nowhere else), and every later text that
+ * starts so fails without a match. Channel lines repeat the start
+ * ("Channel ") that a rule of result chains fails on, thousands of times
+ * a log. Learning costs a few partial matches of at most DEAD_LEN bytes;
+ * a rule whose failures do not repeat stops learning. */
+#define DEAD_MAX 4  /* starts kept a rule, the oldest replaced */
+#define DEAD_LEN 48 /* the longest start looked for */
+#define DEAD_TRIAL 8 /* learnt starts a rule gets before they must pay */
+typedef struct deadpfx {
+	unsigned char len[DEAD_MAX];
+	char p[DEAD_MAX][DEAD_LEN];
+	unsigned next;          /* the slot the next start takes */
+	uint64_t learnt, spared; /* starts looked for; matches they spared */
+} deadpfx;
+
+static void dead_free(ruleset *rs)
+{
+	for (size_t i = 0; rs->dead && i < rs->n; i++)
+		free(rs->dead[i]);
+	free(rs->dead);
+	rs->dead = NULL;
+}
+
 static void rule_free(rule *r)
 {
 	free(r->id);
@@ -61,6 +88,7 @@ void ruleset_free(ruleset *rs)
 	pcre2_match_data_free(rs->md);
 	if (!rs->clone)
 		hashidx_free(&rs->ids);
+	dead_free(rs);
 	free(rs->cand);
 	free(rs->stamp);
 	sb_free(&rs->notes);
@@ -211,6 +239,9 @@ static int compile_pattern(loadctx *lc, rule *r, const char *pat)
 	}
 	/* JIT is an optimisation: without it (no JIT on this CPU) matching still works. */
 	r->jit = pcre2_jit_compile(r->re, PCRE2_JIT_COMPLETE) == 0;
+	uint32_t opts = 0;
+	pcre2_pattern_info(r->re, PCRE2_INFO_ALLOPTIONS, &opts);
+	r->anchored = (opts & PCRE2_ANCHORED) != 0;
 	uint32_t count = 0, size = 0;
 	PCRE2_SPTR table = NULL;
 	pcre2_pattern_info(r->re, PCRE2_INFO_NAMECOUNT, &count);
@@ -604,8 +635,10 @@ void ruleset_finish(ruleset *rs)
 	free(vals);
 	free(rs->cand);
 	free(rs->stamp);
+	dead_free(rs);
 	rs->cand = xcalloc(rs->n ? rs->n : 1, sizeof *rs->cand);
 	rs->stamp = xcalloc(rs->n ? rs->n : 1, sizeof *rs->stamp);
+	rs->dead = xcalloc(rs->n ? rs->n : 1, sizeof *rs->dead);
 	rs->gen = 0;
 }
 
@@ -620,6 +653,7 @@ void ruleset_clone(ruleset *dst, const ruleset *src)
 	dst->g = src->g;
 	dst->cand = xcalloc(src->n ? src->n : 1, sizeof *dst->cand);
 	dst->stamp = xcalloc(src->n ? src->n : 1, sizeof *dst->stamp);
+	dst->dead = xcalloc(src->n ? src->n : 1, sizeof *dst->dead);
 }
 
 static void on_gate_hit(void *ctx, int ri)
@@ -710,7 +744,59 @@ void ruleset_absorb(ruleset *dst, const ruleset *clone)
 		dst->limit_hits += clone->limit_hits - 1;
 }
 
-static bool run_rule(ruleset *rs, size_t ri, slice text, match *m)
+/* True when text starts with a start rule ri is known to fail on. */
+static bool dead_known(ruleset *rs, size_t ri, slice text)
+{
+	deadpfx *d = rs->dead ? rs->dead[ri] : NULL;
+	if (!d)
+		return false;
+	for (int k = 0; k < DEAD_MAX; k++) {
+		size_t n = d->len[k];
+		if (n && n <= text.n && memcmp(d->p[k], text.p, n) == 0) {
+			d->spared++;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* True when no match of r can grow from the first n bytes of text. */
+static bool dead_at(ruleset *rs, const rule *r, slice text, size_t n)
+{
+	return pcre2_match(r->re, (PCRE2_SPTR)text.p, n, 0, PCRE2_PARTIAL_HARD, rs->md, rs->mctx) == PCRE2_ERROR_NOMATCH;
+}
+
+/* Rule ri (anchored) did not match text: keeps the shortest start of it
+ * that no match can grow from, when there is one within DEAD_LEN. */
+static void dead_learn(ruleset *rs, size_t ri, slice text)
+{
+	if (!rs->dead || !text.n)
+		return;
+	deadpfx *d = rs->dead[ri];
+	if (!d)
+		d = rs->dead[ri] = xcalloc(1, sizeof *d);
+	if (d->learnt >= DEAD_TRIAL && d->spared < DEAD_TRIAL * d->learnt)
+		return; /* its failures do not repeat: learning costs more than it spares */
+	d->learnt++;
+	const rule *r = &rs->v[ri];
+	size_t hi = text.n < DEAD_LEN ? text.n : DEAD_LEN, lo = 0;
+	if (!dead_at(rs, r, text, hi))
+		return; /* decided further on */
+	/* hi is dead, lo is not (or empty): the shortest dead start between */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (dead_at(rs, r, text, mid))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	unsigned k = d->next++ % DEAD_MAX;
+	memcpy(d->p[k], text.p, hi);
+	d->len[k] = (unsigned char)hi;
+}
+
+/* Matches rule ri over text into m; returns PCRE2's code (>= 0: a match). */
+static int run_rule(ruleset *rs, size_t ri, slice text, match *m)
 {
 	rule *r = &rs->v[ri];
 	/* the JIT's own entry: what pcre2_match would call, without its checks
@@ -724,10 +810,10 @@ static bool run_rule(ruleset *rs, size_t ri, slice text, match *m)
 			if (!rs->clone)
 				limit_note(rs);
 		}
-		return false;
+		return rc;
 	}
 	if (rc < 0)
-		return false;
+		return rc;
 	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(rs->md);
 	m->r = r;
 	m->ri = (int)ri;
@@ -741,7 +827,7 @@ static bool run_rule(ruleset *rs, size_t ri, slice text, match *m)
 		else
 			c->v = SLICE_NONE;
 	}
-	return true;
+	return rc;
 }
 
 void ruleset_match(ruleset *rs, slice text, slice site, enum level lv, void (*fn)(void *ctx, const match *m),
@@ -755,14 +841,28 @@ void ruleset_match(ruleset *rs, slice text, slice site, enum level lv, void (*fn
 		/* an ABORT is a WARN that ended the process */
 		if (r->level && r->level != lv && !(r->level == LV_WARN && lv == LV_ABORT))
 			continue;
-		if (run_rule(rs, (size_t)rs->cand[i], text, &m))
+		size_t ri = (size_t)rs->cand[i];
+		if (r->anchored && dead_known(rs, ri, text))
+			continue;
+		int rc = run_rule(rs, ri, text, &m);
+		if (rc >= 0)
 			fn(ctx, &m);
+		else if (rc == PCRE2_ERROR_NOMATCH && r->anchored)
+			dead_learn(rs, ri, text);
 	}
+}
+
+uint64_t ruleset_spared(const ruleset *rs)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; rs->dead && i < rs->n; i++)
+		n += rs->dead[i] ? rs->dead[i]->spared : 0;
+	return n;
 }
 
 bool ruleset_match_one(ruleset *rs, size_t ri, slice text, match *m)
 {
-	return ri < rs->n && run_rule(rs, ri, text, m);
+	return ri < rs->n && run_rule(rs, ri, text, m) >= 0;
 }
 
 slice match_get(const match *m, const char *name)

@@ -42,6 +42,7 @@ typedef struct rule {
 	size_t ngates;
 	pcre2_code *re;
 	bool jit;           /* re is JIT-compiled: matched through pcre2_jit_match */
+	bool anchored;      /* every match starts where the text does (PCRE2 found it anchored) */
 	char *finding;      /* finding id it reports, or NULL */
 	enum severity severity;
 	char *title;        /* for ids that the catalog does not know */
@@ -94,6 +95,9 @@ typedef struct ruleset {
 	bool record_hint;   /* the line holds "NCCL " or a pre-2.3 "] INFO ": maybe a record */
 	unsigned *stamp;
 	unsigned gen;
+	/* per rule, NULL until an anchored rule fails: the starts of text it
+	 * is known to fail on (rules.c) */
+	struct deadpfx **dead;
 	strbuf notes;       /* run-time notes (the match limit reached), for the caller */
 	uint64_t limit_hits; /* lines a rule gave up on at the match limit */
 	int limit_rule;     /* the first rule that did, -1 */
@@ -142,6 +146,9 @@ bool ruleset_hits_restore(ruleset *rs, const gatehits *h);
  * match. */
 void ruleset_match(ruleset *rs, slice text, slice site, enum level lv, void (*fn)(void *ctx, const match *m),
 		   void *ctx);
+/* Matches that a start an anchored rule is known to fail on spared so
+ * far (for the tests and the benchmark). */
+uint64_t ruleset_spared(const ruleset *rs);
 /* Runs one rule over text (for `rules test`); returns true on a match. */
 bool ruleset_match_one(ruleset *rs, size_t ri, slice text, match *m);
 slice match_get(const match *m, const char *name);

@@ -8,8 +8,15 @@
 
 void intern_init(intern *t)
 {
+	hashkey k;
+	hashkey_random(&k);
+	intern_init_keyed(t, &k);
+}
+
+void intern_init_keyed(intern *t, const hashkey *key)
+{
 	*t = (intern){ 0 };
-	hashkey_random(&t->key);
+	t->key = *key;
 }
 
 void intern_free(intern *t)
@@ -92,4 +99,9 @@ int intern_get(intern *t, slice s)
 const char *intern_str(const intern *t, int id)
 {
 	return id >= 0 && (size_t)id < t->n ? t->strs[id] : "";
+}
+
+slice intern_slice(const intern *t, int id)
+{
+	return id >= 0 && (size_t)id < t->n ? (slice){ t->strs[id], t->len[id] } : (slice){ "", 0 };
 }

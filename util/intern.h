@@ -28,6 +28,8 @@ typedef struct intern {
 } intern;
 
 void intern_init(intern *t);
+/* The same with a key given (drawn once for many tables, say). */
+void intern_init_keyed(intern *t, const hashkey *key);
 void intern_free(intern *t);
 /* Returns the id of s, adding it when new; -1 when it is new and the
  * table is full. */
@@ -36,5 +38,8 @@ int intern_get(intern *t, slice s);
 int intern_find(const intern *t, slice s);
 /* The string of an id; "" for -1 or any id not given out. */
 const char *intern_str(const intern *t, int id);
+/* The same with its length (a string may hold a NUL); the bytes stay
+ * where they are as long as the table lives. */
+slice intern_slice(const intern *t, int id);
 
 #endif

@@ -71,6 +71,13 @@ void hashkey_random(hashkey *key)
 	key->k[1] = (uint64_t)ts.tv_sec ^ (uint64_t)(uintptr_t)key;
 }
 
+void hashkey_child(hashkey *out, const hashkey *parent, uint64_t label)
+{
+	hashkey k = *parent; /* out may be parent */
+	out->k[0] = siphash_ints(&k, label, 0);
+	out->k[1] = siphash_ints(&k, label, 1);
+}
+
 void hashkey_derive(hashkey *key, const char *secret)
 {
 	static const hashkey k0 = { { 0x6e63636c6f672d72ULL, 0x65646163742d6b65ULL } }, k1 = { { 1, 2 } };

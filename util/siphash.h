@@ -17,6 +17,9 @@ typedef struct hashkey {
 /* A fresh key from the kernel's entropy (the clock, the pid and an
  * address when there is none). */
 void hashkey_random(hashkey *key);
+/* A key for another table, derived from parent and a label: as hard to
+ * guess as parent, unlike it and unlike the key of any other label. */
+void hashkey_child(hashkey *out, const hashkey *parent, uint64_t label);
 /* A key derived from a secret: the same secret gives the same key. */
 void hashkey_derive(hashkey *key, const char *secret);
 /* The hash of n bytes. */

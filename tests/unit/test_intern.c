@@ -1,7 +1,8 @@
 /* String interning under hostile input: names crafted to share their
  * unkeyed FNV-1a hash go in with a comparison or two each (the table's
  * hash is keyed), the caps on strings and bytes hold and count what they
- * refuse, a name with a NUL is one name, and two tables draw two keys. */
+ * refuse, a name with a NUL is one name, two tables draw two keys, and
+ * a key derived for another table is another. */
 #include "../../util/intern.h"
 #include "check.h"
 
@@ -124,6 +125,23 @@ int main(void)
 	hashkey_random(&k2);
 	CHECK(&c, memcmp(&k1, &k2, sizeof k1) != 0, "two random keys differ");
 	CHECK(&c, siphash(&k1, "node-a", 6) != siphash(&k2, "node-a", 6), "and so do the hashes of one name");
+	/* a key for another table, derived from one drawn once: the same
+	 * parent and label give it again, another label or parent another */
+	hashkey c1, c1b, c2, c3;
+	hashkey_child(&c1, &k1, 1);
+	hashkey_child(&c1b, &k1, 1);
+	hashkey_child(&c2, &k1, 2);
+	hashkey_child(&c3, &k2, 1);
+	CHECK(&c, memcmp(&c1, &c1b, sizeof c1) == 0, "a child key is the same again");
+	CHECK(&c, memcmp(&c1, &k1, sizeof c1) != 0 && memcmp(&c1, &c2, sizeof c1) != 0 && memcmp(&c1, &c3, sizeof c1) != 0,
+	      "and unlike its parent, its sibling and its cousin");
+	intern ta, tb;
+	intern_init_keyed(&ta, &c1);
+	intern_init_keyed(&tb, &c1);
+	CHECK(&c, memcmp(&ta.key, &tb.key, sizeof ta.key) == 0 && intern_get(&ta, slice_from("x")) == 0,
+	      "a table keyed as given");
+	intern_free(&ta);
+	intern_free(&tb);
 	/* SipHash-2-4's reference vector: key 00..0f, message 00..0e */
 	hashkey ref = { { 0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL } };
 	unsigned char msg[15];

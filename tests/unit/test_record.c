@@ -62,6 +62,8 @@ static const shape shapes[] = {
 	{ "node-07.local:x", LV_NONE, NULL, -1, -1, "", "", "", -1, "node-07.local:x" },
 	{ "18:11:06.680 [rank4]:[E205 18:11:06.375750231 ProcessGroupNCCL.cpp:1870] stuck", LV_NONE, NULL, -1, -1, "", "", "", 4, "stuck" },
 	{ "2025-02-05 18:11:06,680 [rank2]:node:1:2 [2] NCCL INFO dated", LV_INFO, "node", 1, 2, "", "", "", 2, "dated" },
+	/* a host with dots is not a log's name before grep's colon */
+	{ "ip-10-0-0-1.ec2.internal:12:34 [0] NCCL INFO dotted", LV_INFO, "ip-10-0-0-1.ec2.internal", 12, 0, "", "", "", -1, "dotted" },
 };
 
 static void test_shapes(checks *c)

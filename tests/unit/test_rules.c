@@ -215,6 +215,76 @@ static void test_match_limit(checks *c)
 	sb_free(&err);
 }
 
+/* An anchored rule that failed on a text fails at once on texts that
+ * start as it did, and only on those: every line gets the answer of a
+ * match of its own (ruleset_match_one keeps nothing), in a long random
+ * run over line shapes that share their starts. */
+static unsigned rnd(unsigned *st)
+{
+	*st = *st * 1103515245u + 12345u;
+	return *st >> 8;
+}
+
+static uint64_t got_rules;
+static void on_dead_match(void *ctx, const match *m)
+{
+	(void)ctx;
+	got_rules |= 1ULL << m->ri;
+}
+
+static void test_dead_starts(checks *c)
+{
+	catalog cat = { 0 };
+	ruleset rs;
+	ruleset_init(&rs, &cat, model_tag_names);
+	strbuf err = { 0 };
+	int rc = load_text("{\"rules\": ["
+			   "{\"id\": \"chain\", \"gate\": \" -> \", \"tag\": \"nccl-result\", \"pattern\": \"^[^\\\\s:]+:\\\\d+ -> (?<code>\\\\d+)\"},"
+			   "{\"id\": \"ring\", \"gate\": \"Chan\", \"tag\": \"topology\", \"pattern\": \"^(?:Trees |Channel \\\\d+(?:/\\\\d+)? :(?: +\\\\d+)+ *$)\"},"
+			   "{\"id\": \"alt\", \"gate\": \"abcd\", \"tag\": \"topology\", \"pattern\": \"^(?:ab|a[bc]d)+x\\\\d{2,3}(?=y)\"},"
+			   "{\"id\": \"loose\", \"gate\": \"1 ->\", \"tag\": \"topology\", \"pattern\": \"\\\\d -> \\\\d\"}"
+			   "]}",
+			   &err, &rs);
+	CHECK(c, rc == 0, "the rules load: %s", err.p ? err.p : "");
+	ruleset_finish(&rs);
+	CHECK(c, rs.n == 4 && rs.v[0].anchored && rs.v[1].anchored && rs.v[2].anchored && !rs.v[3].anchored,
+	      "three anchored rules and one that is not");
+	static const char *const starts[] = { "Channel ", "Channel 0", "Channel:", "Channel 00/0 :", "misc/x.cc:",
+					      "ab", "abd", "acd", "Trees ", "a", "", "-> ", "abx1" };
+	static const char *const bits[] = { "0", "1", "27", " ", " -> ", "->", ":", "/", "[", "]", "ab", "cd", "x", "y", "Ch" };
+	unsigned st = 11;
+	int wrong = 0;
+	char line[256]; /* a start and at most 40 bits of 4 bytes */
+	for (int round = 0; round < 20000 && rc == 0; round++) {
+		const char *s0 = starts[rnd(&st) % (sizeof starts / sizeof starts[0])];
+		size_t n = strlen(s0), tail = rnd(&st) % (round % 7 ? 8 : 40);
+		memcpy(line, s0, n);
+		for (size_t k = 0; k < tail; k++) {
+			const char *b = bits[rnd(&st) % (sizeof bits / sizeof bits[0])];
+			memcpy(line + n, b, strlen(b));
+			n += strlen(b);
+		}
+		slice s = { line, n };
+		uint64_t want = 0;
+		rs.ncand = 0;
+		for (size_t ri = 0; ri < rs.n; ri++) {
+			match m;
+			if (ruleset_match_one(&rs, ri, s, &m))
+				want |= 1ULL << ri;
+			rs.cand[rs.ncand++] = (int)ri;
+		}
+		got_rules = 0;
+		ruleset_match(&rs, s, SLICE_NONE, LV_NONE, on_dead_match, NULL);
+		if (got_rules != want && wrong++ < 5)
+			CHECK(c, false, "'%.*s': rules %llx matched, %llx match", (int)n, line, (unsigned long long)got_rules,
+			      (unsigned long long)want);
+	}
+	CHECK(c, wrong == 0, "%d lines answered wrong", wrong);
+	CHECK(c, ruleset_spared(&rs) > 1000, "matches spared: %llu", (unsigned long long)ruleset_spared(&rs));
+	ruleset_free(&rs);
+	sb_free(&err);
+}
+
 int main(int argc, char **argv)
 {
 	checks cc = { 0 }, *c = &cc;
@@ -226,5 +296,6 @@ int main(int argc, char **argv)
 	test_broken(c);
 	test_match_limit(c);
 	test_capture_slots(c);
+	test_dead_starts(c);
 	return check_done(c, "rules");
 }
