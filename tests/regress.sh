@@ -35,11 +35,11 @@ for f in "$dir"/analyze/* "$dir"/lines/*; do
 	fi
 done
 # what a dead job leaves besides logs (RAS, nccl-tests reports): told by
-# their first bytes, read as analyze's inputs
+# their first bytes, read as analyze's inputs (3: nothing of a job in it)
 for f in "$dir"/system/*; do
 	[ -f "$f" ] || continue
 	for fmt in text json; do
-		run 2 "$f ($fmt)" -- "$bin" analyze --format "$fmt" "$f"
+		run 3 "$f ($fmt)" -- "$bin" analyze --format "$fmt" "$f"
 	done
 done
 for f in "$dir"/rules/*; do
