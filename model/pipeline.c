@@ -287,8 +287,9 @@ void pipeline_line(pipeline *p, const line *l)
 	/* a paste whose hosts, addresses or sites a markdown editor made links,
 	 * or a line quoted as one code span */
 	line ul;
-	bool span;
-	size_t un = join_unmark(l->text, p->linkbuf, JOIN_MAX_BYTES, &span);
+	bool span = false;
+	bool in_chunk = p->cs.buf.p && l->text.p >= p->cs.buf.p && l->text.p < p->cs.buf.p + p->cs.buf.n;
+	size_t un = p->plain && in_chunk ? 0 : join_unmark(l->text, p->linkbuf, JOIN_MAX_BYTES, &span);
 	if (un) {
 		ul = *l;
 		ul.text = (slice){ p->linkbuf, un };
@@ -356,10 +357,25 @@ static void count(pipeline *p)
 	in->bytes = p->bytes;
 }
 
+/* True when buf holds "://", found by its slashes (memchr is faster than
+ * memmem for a needle this short). */
+static bool has_scheme(const char *buf, size_t n)
+{
+	const char *q = buf + 1, *end = buf + n - 1;
+	while (n > 2 && q < end && (q = memchr(q, '/', (size_t)(end - q)))) {
+		if (q[-1] == ':' && q[1] == '/')
+			return true;
+		q++;
+	}
+	return false;
+}
+
 void pipeline_feed(pipeline *p, const char *buf, size_t n)
 {
 	p->bytes += n;
 	p->cs.buf = (slice){ buf, n };
+	/* one look at the chunk spares most lines the search for markup */
+	p->plain = !memchr(buf, '`', n) && !has_scheme(buf, n);
 	p->cs.scanned = p->cs.first = p->cs.n = 0;
 	p->cs.lossy = SIZE_MAX;
 	linesplit_feed(&p->ls, buf, n, on_line, p);

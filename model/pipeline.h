@@ -50,6 +50,7 @@ typedef struct pipeline {
 	uint64_t prev_no, prev_off;
 	char *prevbuf;
 	char *linkbuf; /* the line read with a paste's markdown links undone */
+	bool plain;    /* the chunk being fed holds no "://" and no backtick */
 	chunkscan cs;
 } pipeline;
 

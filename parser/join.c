@@ -357,12 +357,12 @@ bool join_open(const joiner *j)
 	return last->width < 0 ? last->n >= JOIN_MIN_WIDTH : last->width >= JOIN_MIN_WIDTH;
 }
 
-/* The length of a link target at s.p[i] ("http://...", "mailto:..."):
+/* The length of a link target at s.p[i] ("http://...", "ftp://..."):
  * no blank and no bracket in it, up to the byte that closes it; 0 when
  * there is none. *host is set to what follows the scheme. */
 static size_t link_target(slice s, size_t i, char close, slice *host)
 {
-	static const char *const schemes[] = { "https://", "http://", "mailto:", "ftp://" };
+	static const char *const schemes[] = { "https://", "http://", "ftp://" };
 	slice t = { s.p + i, s.n - i };
 	size_t sch = 0;
 	for (size_t k = 0; k < sizeof schemes / sizeof schemes[0] && !sch; k++)
@@ -415,11 +415,14 @@ size_t join_unmark(slice s, char *out, size_t cap, bool *whole)
 
 size_t join_unlink(slice s, char *out, size_t cap)
 {
-	/* the cheap test first: a line of a log seldom holds a scheme; the
-	 * result is never longer than s */
+	/* the cheap test first: a line of a log seldom holds "://" (found by
+	 * its slashes, which are few); the result is never longer than s */
 	if (s.n < 8 || s.n > cap)
 		return 0;
-	if (!memmem(s.p, s.n, "://", 3) && !memmem(s.p, s.n, "mailto:", 7))
+	const char *q = s.p + 1, *end = s.p + s.n - 1;
+	while (q < end && (q = memchr(q, '/', (size_t)(end - q))) && !(q[-1] == ':' && q[1] == '/'))
+		q++;
+	if (!q || q >= end)
 		return 0;
 	size_t n = 0, links = 0;
 	for (size_t i = 0; i < s.n;) {
