@@ -50,7 +50,7 @@ typedef struct run {
 /* Every per-item model sees all inputs, so input indices are global: it
  * borrows the run's table (a copy each would cost N^2 for N files), and
  * its keys come from the run's (not two getrandom calls an input). */
-static void model_like(model *m, const model *proto)
+void parallel_model_like(model *m, const model *proto)
 {
 	model_init_keyed(m, proto->cat, &proto->hkey);
 	model_borrow_inputs(m, proto);
@@ -124,7 +124,7 @@ static void item_read(void *ctx, size_t i, void *state)
 {
 	run *r = ctx;
 	item *it = &r->items[i];
-	model_like(&it->m, &r->proto);
+	parallel_model_like(&it->m, &r->proto);
 	it->rc = it->part ? read_part(it, state) : input_read_into(it->path, it->file, &it->m, state, NULL, &it->err);
 }
 

@@ -16,6 +16,9 @@ typedef void (*parallel_error_fn)(void *ctx, const char *message);
  * not NULL) reads in this thread. Returns the number of unreadable inputs. */
 size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *rs, redactor *rd,
 		     parallel_error_fn err, void *ctx);
+/* A fresh model for one input or part, beside proto: it borrows proto's
+ * catalog, input table and hash key (no table copied, no key drawn). */
+void parallel_model_like(model *m, const model *proto);
 /* A reading thread's own copy of rs, for matching without a lock. */
 ruleset *parallel_rules_clone(ruleset *rs);
 /* Folds a copy's counts back into rs and frees the copy; with only one

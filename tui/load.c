@@ -293,8 +293,7 @@ static void item_read(void *ctx, size_t i, void *state)
 {
 	lrun *r = ctx;
 	litem *it = &r->items[i];
-	model_init(&it->m, r->proto.cat);
-	model_borrow_inputs(&it->m, &r->proto);
+	parallel_model_like(&it->m, &r->proto);
 	it->read = true;
 	it->rc = load_log(&it->m, state, it->path, it->file, it->how, &r->idx[it->file], &it->done, r->total,
 			  item_progress, it, &it->err, &it->notes);
