@@ -289,13 +289,14 @@ static bool names_log(slice s, size_t e)
 
 /* The length of the file name grep puts in front of a line it found in a
  * log ("logs/rank0.log:", "-n" "rank0.log:17:", a context "rank0.log-17-"),
- * up to its separator; 0 when there is none. */
-static size_t grep_file_len(slice s)
+ * up to its separator; 0 when there is none. s[0..known) are host bytes
+ * already measured. */
+static size_t grep_file_len(slice s, size_t known)
 {
 	/* a log's name has a '.' before its separator: a first word without
 	 * one (NCCL's "host:pid:tid") is not walked colon by colon */
-	size_t lim = s.n < 200 ? s.n : 200, end = 5;
-	if (lim <= end)
+	size_t lim = s.n < 200 ? s.n : 200, end = known > 5 ? known : 5;
+	if (lim <= 5)
 		return 0;
 	while (end < lim && path_chars[(unsigned char)s.p[end]])
 		end++;
@@ -473,7 +474,7 @@ static size_t strip_one(slice s, launch *ln)
 		j++;
 	/* grep over log files: "logs/rank0.log:", "rank0.log:17:", "rank0.log-17-" */
 	if (j >= 5 || (j < s.n && s.p[j] == '/')) {
-		size_t k = grep_file_len(s), n = k ? grep_line_len(s, k) : 0;
+		size_t k = grep_file_len(s, j), n = k ? grep_line_len(s, k) : 0;
 		if (n) {
 			set_tag(ln, (slice){ s.p, k });
 			return n;

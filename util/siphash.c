@@ -14,34 +14,34 @@
 		v2 += v1, v1 = ROTL(v1, 17), v1 ^= v2, v2 = ROTL(v2, 32);                          \
 	} while (0)
 
-static uint64_t load64(const unsigned char *p)
+/* 8 bytes as a little-endian integer, in one load where the machine is one */
+static inline uint64_t load64(const unsigned char *p)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t v;
+	memcpy(&v, p, sizeof v);
+	return v;
+#else
 	uint64_t v = 0;
 	for (int i = 7; i >= 0; i--)
 		v = (v << 8) | p[i];
 	return v;
+#endif
 }
 
-uint64_t siphash(const hashkey *key, const void *data, size_t n)
+#define SIP_INIT(key)                                                                              \
+	uint64_t v0 = 0x736f6d6570736575ULL ^ (key)->k[0], v1 = 0x646f72616e646f6dULL ^ (key)->k[1];     \
+	uint64_t v2 = 0x6c7967656e657261ULL ^ (key)->k[0], v3 = 0x7465646279746573ULL ^ (key)->k[1]
+#define SIP_BLOCK(m)                                                                               \
+	do {                                                                                       \
+		v3 ^= (m);                                                                         \
+		SIPROUND;                                                                          \
+		SIPROUND;                                                                          \
+		v0 ^= (m);                                                                         \
+	} while (0)
+
+static inline uint64_t sip_finish(uint64_t v0, uint64_t v1, uint64_t v2, uint64_t v3)
 {
-	const unsigned char *in = data;
-	uint64_t v0 = 0x736f6d6570736575ULL ^ key->k[0], v1 = 0x646f72616e646f6dULL ^ key->k[1];
-	uint64_t v2 = 0x6c7967656e657261ULL ^ key->k[0], v3 = 0x7465646279746573ULL ^ key->k[1];
-	size_t full = n - n % 8;
-	for (size_t i = 0; i < full; i += 8) {
-		uint64_t m = load64(in + i);
-		v3 ^= m;
-		SIPROUND;
-		SIPROUND;
-		v0 ^= m;
-	}
-	uint64_t b = (uint64_t)n << 56;
-	for (size_t i = 0; i < n % 8; i++)
-		b |= (uint64_t)in[full + i] << (8 * i);
-	v3 ^= b;
-	SIPROUND;
-	SIPROUND;
-	v0 ^= b;
 	v2 ^= 0xff;
 	SIPROUND;
 	SIPROUND;
@@ -50,14 +50,29 @@ uint64_t siphash(const hashkey *key, const void *data, size_t n)
 	return v0 ^ v1 ^ v2 ^ v3;
 }
 
+uint64_t siphash(const hashkey *key, const void *data, size_t n)
+{
+	const unsigned char *in = data;
+	SIP_INIT(key);
+	size_t full = n - n % 8;
+	for (size_t i = 0; i < full; i += 8)
+		SIP_BLOCK(load64(in + i));
+	uint64_t b = (uint64_t)n << 56;
+	for (size_t i = 0; i < n % 8; i++)
+		b |= (uint64_t)in[full + i] << (8 * i);
+	SIP_BLOCK(b);
+	return sip_finish(v0, v1, v2, v3);
+}
+
+/* The same as siphash over a's 8 bytes, then b's, little-endian: without
+ * the buffer */
 uint64_t siphash_ints(const hashkey *key, uint64_t a, uint64_t b)
 {
-	unsigned char buf[16];
-	for (int i = 0; i < 8; i++) {
-		buf[i] = (unsigned char)(a >> (8 * i));
-		buf[8 + i] = (unsigned char)(b >> (8 * i));
-	}
-	return siphash(key, buf, sizeof buf);
+	SIP_INIT(key);
+	SIP_BLOCK(a);
+	SIP_BLOCK(b);
+	SIP_BLOCK((uint64_t)16 << 56);
+	return sip_finish(v0, v1, v2, v3);
 }
 
 void hashkey_random(hashkey *key)

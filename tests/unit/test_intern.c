@@ -148,5 +148,36 @@ int main(void)
 	for (int i = 0; i < 15; i++)
 		msg[i] = (unsigned char)i;
 	CHECK(&c, siphash(&ref, msg, 15) == 0xa129ca6149be45e5ULL, "SipHash-2-4 of the reference vector");
+	/* the reference vectors of every tail length and of several blocks */
+	static const struct {
+		size_t n;
+		uint64_t h;
+	} vec[] = {
+		{ 0, 0x726fdb47dd0e0e31ULL },  { 1, 0x74f839c593dc67fdULL },  { 2, 0x0d6c8009d9a94f5aULL },
+		{ 3, 0x85676696d7fb7e2dULL },  { 4, 0xcf2794e0277187b7ULL },  { 5, 0x18765564cd99a68dULL },
+		{ 6, 0xcbc9466e58fee3ceULL },  { 7, 0xab0200f58b01d137ULL },  { 8, 0x93f5f5799a932462ULL },
+		{ 9, 0x9e0082df0ba9e4b0ULL },  { 16, 0x3f2acc7f57c29bdbULL }, { 23, 0xa80c038ccd5ccec8ULL },
+		{ 31, 0x32d892fad841c342ULL }, { 32, 0x7127512f72f27cceULL }, { 63, 0x958a324ceb064572ULL },
+	};
+	unsigned char seq[64];
+	for (int i = 0; i < 64; i++)
+		seq[i] = (unsigned char)i;
+	for (size_t i = 0; i < sizeof vec / sizeof vec[0]; i++)
+		CHECK(&c, siphash(&ref, seq, vec[i].n) == vec[i].h, "SipHash-2-4 of %zu bytes", vec[i].n);
+	/* two integers hash as their 16 little-endian bytes */
+	uint64_t x = 0x0123456789abcdefULL;
+	for (int i = 0; i < 100; i++) {
+		uint64_t u = x, v = x * 0x9e3779b97f4a7c15ULL + (uint64_t)i;
+		x = v ^ (v >> 29);
+		unsigned char le[16];
+		for (int k = 0; k < 8; k++) {
+			le[k] = (unsigned char)(u >> (8 * k));
+			le[8 + k] = (unsigned char)(v >> (8 * k));
+		}
+		if (siphash_ints(&k1, u, v) != siphash(&k1, le, 16)) {
+			CHECK(&c, false, "siphash_ints(%llx, %llx)", (unsigned long long)u, (unsigned long long)v);
+			break;
+		}
+	}
 	return check_done(&c, "intern");
 }
