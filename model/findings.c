@@ -1,5 +1,7 @@
 #include "findings.h"
 
+#include "../util/escape.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,7 +161,7 @@ void findings_add_evidence(finding *f, int file, uint64_t line, int proc, slice 
 	e->file = file;
 	e->line = line;
 	e->proc = proc;
-	e->text = xstrndup(text.p, text.n < EVIDENCE_MAX_TEXT ? text.n : EVIDENCE_MAX_TEXT);
+	e->text = xstrndup(text.p, utf8_prefix(text.p, text.n, EVIDENCE_MAX_TEXT));
 }
 
 void findings_note(finding *f, int proc, double time, int file, uint64_t line, slice text)

@@ -927,8 +927,14 @@ static void finding_read(reader *r, const cJSON *o)
 		in_item(r, 3);
 		const char *text = str_of(r, it[3]);
 		out(r);
-		if (!r->bad)
-			findings_add_evidence(f, file, line, pi, slice_from(text));
+		if (!r->bad) {
+			/* as the writer would write it, so that what is cut at the
+			 * cap reads back the same */
+			strbuf t = { 0 };
+			escape_utf8(&t, slice_from(text));
+			findings_add_evidence(f, file, line, pi, (slice){ t.p ? t.p : "", t.n });
+			sb_free(&t);
+		}
 	}
 	out(r);
 	f->count = to_u64(num_key(r, o, "count", "count", 0, U64_END, N_INT));

@@ -32,6 +32,23 @@ size_t utf8_seqlen(const unsigned char *p, size_t n)
 	return len;
 }
 
+size_t utf8_prefix(const char *p, size_t n, size_t max)
+{
+	if (n <= max)
+		return n;
+	const unsigned char *u = (const unsigned char *)p;
+	/* the sequence that holds byte max starts at most 3 bytes before it */
+	for (size_t j = max; j + 3 >= max; j--) {
+		if ((u[j] & 0xc0) != 0x80) {
+			size_t len = utf8_seqlen(u + j, n - j);
+			return j < max && j + len > max ? j : max;
+		}
+		if (j == 0)
+			break;
+	}
+	return max;
+}
+
 static void hexbyte(strbuf *b, unsigned char c)
 {
 	static const char hex[] = "0123456789abcdef";

@@ -21,5 +21,8 @@ void escape_utf8(strbuf *b, slice s);
 const char *escape_name(strbuf *b, const char *s);
 /* Length of the valid UTF-8 sequence at p (1-4), or 0 when invalid. */
 size_t utf8_seqlen(const unsigned char *p, size_t n);
+/* The longest prefix of p[0..n) no longer than max that does not end inside
+ * a valid UTF-8 sequence: where a text is cut, no character is torn. */
+size_t utf8_prefix(const char *p, size_t n, size_t max);
 
 #endif

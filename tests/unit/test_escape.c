@@ -83,6 +83,17 @@ int main(void)
 	CHECK(c, strcmp(escape_name(&n, ""), "") == 0 && strcmp(escape_name(&n, NULL), "") == 0, "empty and NULL");
 	sb_free(&n);
 	sb_free(&again);
+
+	/* a text cut at a cap never tears a character; invalid bytes are cut
+	 * where the cap falls */
+	const char *euro = "ab\xe2\x82\xac" "cd"; /* a, b, U+20AC, c, d */
+	CHECK(c, utf8_prefix(euro, 7, 9) == 7, "shorter than the cap: whole");
+	CHECK(c, utf8_prefix(euro, 7, 2) == 2, "cut before the character");
+	CHECK(c, utf8_prefix(euro, 7, 3) == 2 && utf8_prefix(euro, 7, 4) == 2, "cut inside it: before it");
+	CHECK(c, utf8_prefix(euro, 7, 5) == 5, "cut after it");
+	CHECK(c, utf8_prefix("\xe2\x82\xac", 3, 1) == 0, "a cap inside the first character");
+	CHECK(c, utf8_prefix("a\x82\x82\x82\x82z", 6, 3) == 3, "stray continuation bytes: at the cap");
+	CHECK(c, utf8_prefix("a\xe2\x82z", 4, 2) == 2, "a torn sequence: at the cap");
 	sb_free(&b);
 	return check_done(c, "escape");
 }
