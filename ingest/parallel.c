@@ -28,6 +28,7 @@ typedef struct item {
 	int file;
 	bool part;
 	off_t start, end;
+	const structured_kind **kind; /* a whole input's: set when it is not a log */
 	model m;
 	strbuf err;
 	int rc;
@@ -125,7 +126,7 @@ static void item_read(void *ctx, size_t i, void *state)
 	run *r = ctx;
 	item *it = &r->items[i];
 	parallel_model_like(&it->m, &r->proto);
-	it->rc = it->part ? read_part(it, state) : input_read_into(it->path, it->file, &it->m, state, NULL, &it->err);
+	it->rc = it->part ? read_part(it, state) : input_read_into(it->path, it->file, &it->m, state, NULL, it->kind, &it->err);
 }
 
 static void item_merge(void *ctx, size_t i)
@@ -290,14 +291,14 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 		model_add_input(m, name.p);
 	}
 	sb_free(&name);
+	/* what is not a log is told by the first chunk its reader reads (a
+	 * file is opened once), and read after the logs */
 	const structured_kind **dump = xcalloc(n ? n : 1, sizeof *dump);
-	for (size_t i = 0; i < n; i++)
-		dump[i] = structured_sniff(paths[i]);
 	if (jobs <= 1 || rd || base) {
 		strbuf e = { 0 };
 		for (size_t i = 0; i < n; i++) {
 			sb_clear(&e);
-			if (!dump[i] && input_read_into(paths[i], (int)(base + i), m, rs, rd, &e) != 0) {
+			if (input_read_into(paths[i], (int)(base + i), m, rs, rd, &dump[i], &e) != 0) {
 				err(ctx, e.p);
 				failed++;
 			}
@@ -310,14 +311,15 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 	item *items = NULL;
 	size_t nitems = 0, cap = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (dump[i])
-			continue;
 		off_t size = 0;
 		size_t parts = plan_parts(paths[i], jobs, &size);
 		if (parts <= 1) {
-			add_item(&items, &nitems, &cap, (item){ .path = paths[i], .file = (int)i });
+			add_item(&items, &nitems, &cap, (item){ .path = paths[i], .file = (int)i, .kind = &dump[i] });
 			continue;
 		}
+		/* a big file is told before it is cut */
+		if ((dump[i] = structured_sniff(paths[i])))
+			continue;
 		int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
 		off_t start = 0;
 		for (size_t k = 1; k <= parts && fd >= 0; k++) {
@@ -330,7 +332,7 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 		if (fd >= 0)
 			close(fd);
 		else
-			add_item(&items, &nitems, &cap, (item){ .path = paths[i], .file = (int)i });
+			add_item(&items, &nitems, &cap, (item){ .path = paths[i], .file = (int)i, .kind = &dump[i] });
 	}
 	/* The merging thread reads too, whenever the item it merges next is
 	 * not done: jobs threads in all. */

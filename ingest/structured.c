@@ -348,11 +348,18 @@ const structured_kind *structured_sniff(const char *path)
 	if (s) {
 		const char *p;
 		ssize_t n = source_next(s, &p, &e);
-		for (size_t i = 0; n > 0 && !k && i < sizeof kinds / sizeof kinds[0]; i++)
-			if (kinds[i].sniff((const unsigned char *)p, (size_t)n))
-				k = &kinds[i];
+		if (n > 0)
+			k = structured_sniff_chunk(p, (size_t)n);
 		source_close(s);
 	}
 	sb_free(&e);
 	return k;
+}
+
+const structured_kind *structured_sniff_chunk(const char *p, size_t n)
+{
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (kinds[i].sniff((const unsigned char *)p, n))
+			return &kinds[i];
+	return NULL;
 }

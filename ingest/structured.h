@@ -24,5 +24,8 @@ typedef struct structured_kind {
 
 /* The kind of the input at path, or NULL for a log (or unreadable). */
 const structured_kind *structured_sniff(const char *path);
+/* The kind of an input whose first (decompressed) chunk is p[0..n), or
+ * NULL for a log: for a reader that has the file open already. */
+const structured_kind *structured_sniff_chunk(const char *p, size_t n);
 
 #endif

@@ -34,6 +34,9 @@ source *source_open_mem(const char *name, const void *p, size_t n, strbuf *err);
  * reason"); all the data decoded before the damage came in earlier chunks. */
 ssize_t source_next(source *s, const char **p, strbuf *err);
 enum source_kind source_kind_of(const source *s);
+/* True for a regular file: one that can be read again from its start
+ * (standard input, a pipe or a memory buffer cannot). */
+bool source_regular(const source *s);
 /* "plain", "gzip" or "zstd". */
 const char *source_kind_name(enum source_kind k);
 /* Closes the file (never standard input) and frees s; NULL is a no-op. */
