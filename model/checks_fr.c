@@ -36,7 +36,7 @@ static void rank_list(strbuf *b, const int64_t *v, size_t n)
 	int *tmp = xmalloc((n ? n : 1) * sizeof *tmp);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
-		if (v[i] >= 0 && v[i] < (1 << 24))
+		if (v[i] >= 0 && v[i] < MODEL_RANKS_MAX)
 			tmp[k++] = (int)v[i];
 	sb_adds(b, k == 1 ? "rank " : "ranks ");
 	ranges_format(b, tmp, k);
@@ -115,7 +115,7 @@ static void stuck_group(model *m, const frmatch_report *r, const frm_pg *g)
 				 false);
 	f->confidence = missing ? CONF_ESTABLISHED : CONF_INFERRED;
 	for (size_t i = 0; i < nwho; i++) {
-		if (who[i] >= 0 && who[i] < (1 << 24))
+		if (who[i] >= 0 && who[i] < MODEL_RANKS_MAX)
 			intset_add(&f->ranks, (int)who[i]);
 		cite_rank(m, f, r, g, who[i]);
 	}
@@ -136,7 +136,7 @@ static void behind(model *m, const frm_pg *g)
 	finding *f = job_finding(m, "straggler-rank", key.p, SEV_WARNING, msg.p,
 				 "inspect what the slow rank was doing (py-spy dump, its last log lines)", false);
 	for (size_t i = 0; i < g->nbehind; i++) {
-		if (g->behind[i] >= 0 && g->behind[i] < (1 << 24))
+		if (g->behind[i] >= 0 && g->behind[i] < MODEL_RANKS_MAX)
 			intset_add(&f->ranks, (int)g->behind[i]);
 		procs_of_rank(m, g->behind[i], &f->procs);
 	}
@@ -160,7 +160,7 @@ static void mismatches(model *m, const frm_pg *g)
 					 "(TORCH_DISTRIBUTED_DEBUG=DETAIL checks each call)",
 					 false);
 		for (size_t i = 0; i < mm->nranks; i++) {
-			if (mm->ranks[i] >= 0 && mm->ranks[i] < (1 << 24))
+			if (mm->ranks[i] >= 0 && mm->ranks[i] < MODEL_RANKS_MAX)
 				intset_add(&f->ranks, (int)mm->ranks[i]);
 			procs_of_rank(m, mm->ranks[i], &f->procs);
 		}
@@ -181,7 +181,7 @@ static void unpaired(model *m, const frmatch_report *r)
 		finding *f = job_finding(m, "collective-mismatch", key.p, SEV_ERROR, msg.p,
 					 "pair every send with a receive of the same size on the peer, in the same order",
 					 false);
-		if (x->rank >= 0 && x->rank < (1 << 24))
+		if (x->rank >= 0 && x->rank < MODEL_RANKS_MAX)
 			intset_add(&f->ranks, (int)x->rank);
 		procs_of_rank(m, x->rank, &f->procs);
 		sb_free(&msg);

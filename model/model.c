@@ -754,7 +754,7 @@ static void phase_at_least(model *m, proc *p, enum phase ph)
 static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 {
 	long rank = cap_long(mt, CAPT_RANK, -1), nranks = cap_long(mt, CAPT_NRANKS, -1);
-	if (rank < 0 || nranks <= 0 || rank >= nranks || nranks > (1 << 24))
+	if (rank < 0 || nranks <= 0 || rank >= nranks || nranks > MODEL_RANKS_MAX)
 		return;
 	slice commid = match_cap(mt, CAPT_COMMID);
 	char key[32];
@@ -1235,7 +1235,7 @@ static void on_device_row(model *m, const match *mt)
 {
 	slice host = match_cap(mt, CAPT_HOST);
 	long pid = cap_long(mt, CAPT_PID, -1), rank = cap_long(mt, CAPT_RANK, -1);
-	if (!host.n || pid < 0 || rank < 0 || rank >= (1 << 24))
+	if (!host.n || pid < 0 || rank < 0 || rank >= MODEL_RANKS_MAX)
 		return;
 	int h = intern_get(&m->str, host);
 	if (h < 0)
@@ -1448,7 +1448,7 @@ void model_match(model *m, const match *mt)
 		break;
 	case TAG_INIT_DONE: {
 		long r = cap_long(mt, CAPT_RANK, -1), n = cap_long(mt, CAPT_NRANKS, -1);
-		if (p->rank < 0 && r >= 0 && n > r && n <= (1 << 24)) {
+		if (p->rank < 0 && r >= 0 && n > r && n <= MODEL_RANKS_MAX) {
 			p->rank = (int)r;
 			p->nranks = (int)n;
 			model_proc_keyed(m, pi);
@@ -1469,7 +1469,7 @@ void model_match(model *m, const match *mt)
 	case TAG_RANK_OF: {
 		/* a framework saying which rank its process is */
 		long r = cap_long(mt, CAPT_RANK, -1);
-		if (p->lrank < 0 && r >= 0 && r < (1 << 24)) {
+		if (p->lrank < 0 && r >= 0 && r < MODEL_RANKS_MAX) {
 			p->lrank = (int)r;
 			model_proc_keyed(m, pi);
 		}

@@ -138,6 +138,10 @@ typedef struct proc {
 #define MODEL_MAX_WATCHDOG (1 << 16)
 #define MODEL_MAX_ENV (1 << 16)
 
+/* The largest communicator a log is believed about (ranks are below it):
+ * a larger number is a misread, never a job. */
+#define MODEL_RANKS_MAX (1 << 24)
+
 /* X(cap, what it keeps, its limit, what each drop it counts is) */
 #define MODEL_CAPS(X)                                                                                  \
 	X(CAP_PROCS, "processes", MODEL_MAX_PROCS, "lines of more processes")                          \

@@ -235,7 +235,6 @@ cJSON *summary_write(const model *m)
  * below its communicator's nranks) before it is used, and the first fault
  * refuses the whole summary with the field it is in. */
 
-#define RANKS_MAX (1 << 24)            /* the largest nranks model.c takes from a log */
 #define LONG_LIM 1e18                  /* longs the parser reads: at most 18 digits */
 #define U64_END 18446744073709551616.0 /* 2^64: where a uint64_t written as a double may round to */
 #define EXACT 9007199254740992.0       /* 2^53: every double at least this big is an integer */
@@ -634,7 +633,7 @@ static const struct {
 	factkind kind;
 } fact_ranges[] = {
 	{ "pid", { "pid", -1, LONG_LIM, N_INT } },
-	{ "nranks", { "nranks", 0, RANKS_MAX, N_INT } },
+	{ "nranks", { "nranks", 0, MODEL_RANKS_MAX, N_INT } },
 };
 
 /* A fact read back, in the range of its type or its own. */
@@ -712,7 +711,7 @@ static void comm_read(reader *r, const cJSON *o)
 		return;
 	FIELDS_CHECK(r, o, fields);
 	int key = to_str(r, num_key(r, o, "key", "string id", 0, (double)r->nsid - 1, N_INDEX));
-	int nranks = (int)num_key(r, o, "nranks", "nranks", 1, RANKS_MAX, N_INT);
+	int nranks = (int)num_key(r, o, "nranks", "nranks", 1, MODEL_RANKS_MAX, N_INT);
 	if (r->bad)
 		return;
 	if (model_comm_find(m, key)) {
@@ -875,7 +874,7 @@ static void finding_keys(reader *r, const cJSON *o, finding *f, enum keyset ks)
 				  ks == KS_PROCS ? MODEL_MAX_PROCS : FINDING_MAX_KEYS);
 	EACH(r, a, e, i) {
 		double x = ks == KS_PROCS ? number(r, e, "process index", 0, (double)m->nprocs - 1, N_INDEX)
-			 : ks == KS_RANKS ? number(r, e, "rank", 0, RANKS_MAX - 1, N_INDEX)
+			 : ks == KS_RANKS ? number(r, e, "rank", 0, MODEL_RANKS_MAX - 1, N_INDEX)
 			 : ks == KS_PEERS ? number(r, e, "string id", 0, (double)r->nsid - 1, N_INDEX)
 					  : number(r, e, "pid", 0, INT32_MAX, N_INT);
 		if (r->bad)
