@@ -848,20 +848,6 @@ static void ntrun_read(reader *r, const cJSON *v)
 
 /* ---- findings ---- */
 
-/* A finding id as rule files may name one: 1 to 64 of a-z 0-9 - . _
- * (reports print ids as they are). */
-static bool id_ok(const char *id)
-{
-	size_t n = strlen(id);
-	if (n == 0 || n > 64)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((id[i] >= 'a' && id[i] <= 'z') || (id[i] >= '0' && id[i] <= '9') || id[i] == '-' || id[i] == '.' ||
-		      id[i] == '_'))
-			return false;
-	return true;
-}
-
 enum keyset { KS_PROCS, KS_RANKS, KS_PEERS, KS_PIDS };
 
 static void finding_keys(reader *r, const cJSON *o, finding *f, enum keyset ks)
@@ -897,7 +883,7 @@ static void finding_read(reader *r, const cJSON *o)
 		return;
 	FIELDS_CHECK(r, o, fields);
 	const char *id = str_key(r, o, "id");
-	if (!r->bad && !id_ok(id)) {
+	if (!r->bad && !catalog_id_ok(id)) {
 		in_key(r, "id");
 		fault(r, "not a finding id (1 to 64 of a-z 0-9 - . _)");
 		out(r);

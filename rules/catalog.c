@@ -59,6 +59,16 @@ static int name_index(const char *const *names, const char *s)
 	return -1;
 }
 
+bool catalog_id_ok(const char *id)
+{
+	if (!*id || strlen(id) > 64)
+		return false;
+	for (const char *p = id; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '_'))
+			return false;
+	return true;
+}
+
 bool catalog_id_matches(const char *pattern, const char *id)
 {
 	size_t n = strlen(pattern);

@@ -75,6 +75,9 @@ const catentry *catalog_find(const catalog *c, const char *id);
 /* The known id closest to `id` (edit distance), for "did you mean". */
 const char *catalog_nearest(const catalog *c, const char *id);
 
+/* True for a finding id as a rule file or a summary may name one: 1 to
+ * 64 of a-z 0-9 - . _ (reports print ids as they are). */
+bool catalog_id_ok(const char *id);
 /* True when id matches an edge's pattern ("nccl-*", "*", or itself). */
 bool catalog_id_matches(const char *pattern, const char *id);
 const char *kind_name(enum kind k);

@@ -175,16 +175,6 @@ static bool string_list(const cJSON *o, const char *k, char ***out, size_t *n)
 	return true;
 }
 
-static bool id_ok(const char *id)
-{
-	if (!*id || strlen(id) > 64)
-		return false;
-	for (const char *p = id; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' || *p == '_'))
-			return false;
-	return true;
-}
-
 /* Every {name} in tpl must be a capture of r. Returns the bad name or NULL. */
 static const char *template_check(const char *tpl, const rule *r, char *buf, size_t bufsz)
 {
@@ -400,7 +390,7 @@ static int load_rule(ruleset *rs, loadctx *lc, const cJSON *o)
 	int rc = -1;
 	char name[80];
 	const char *bad;
-	if (!r.id || !id_ok(r.id)) {
+	if (!r.id || !catalog_id_ok(r.id)) {
 		fail_field(lc, "id", "a rule needs an \"id\" of lowercase letters, digits and '-'");
 		goto out;
 	}
@@ -436,7 +426,7 @@ static int load_rule(ruleset *rs, loadctx *lc, const cJSON *o)
 	if (r.finding) {
 		const catentry *ce = rs->cat ? catalog_find(rs->cat, r.finding) : NULL;
 		r.title = opt_string(o, "title");
-		if (!id_ok(r.finding) || (!ce && !r.title)) {
+		if (!catalog_id_ok(r.finding) || (!ce && !r.title)) {
 			fail_field(lc, "finding", "unknown finding id (a new id needs a \"title\")");
 			goto out;
 		}
