@@ -580,6 +580,8 @@ void model_take_ncclt(model *m, int file, const ncclt_run *run)
 		}
 		if (q->dev < 0 && d->device >= 0)
 			q->dev = d->device;
+		if (d->device >= 0 && d->device < 64)
+			q->devs |= 1ull << d->device;
 		if (q->busid < 0 && d->bus[0])
 			q->busid = intern_get(&m->str, slice_from(d->bus));
 		intset_add(&r->procs, pi);
