@@ -1713,9 +1713,13 @@ bool model_describe(const model *m, const intset *procs, strbuf *b)
 		if (m->procs[procs->v[i]].host >= 0)
 			intset_add(&hosts, m->procs[procs->v[i]].host);
 	}
-	/* the subject of a sentence: never a bare "on node-a" */
+	/* the subject of a sentence: never a bare "on node-a", never nothing */
 	if (!ranks.n && hosts.n)
 		sb_adds(b, procs->n == 1 ? "the process " : "the processes ");
+	else if (!ranks.n && procs->n == 1 && m->procs[procs->v[0]].pid >= 0)
+		sb_printf(b, "the process %ld", m->procs[procs->v[0]].pid);
+	else if (!ranks.n && procs->n)
+		sb_adds(b, procs->n == 1 ? "the process" : "the processes");
 	model_describe_place(m, &ranks, &hosts, b);
 	bool one = ranks.n ? ranks.n == 1 : procs->n == 1;
 	intset_free(&ranks);
