@@ -5,6 +5,7 @@
 #include "checks_system.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* "0x00cf264a..." and "cf264a..." alike: lower case, no 0x, no leading 0. */
@@ -213,6 +214,64 @@ static void ras_behind(model *m, const sysev *e)
 	sb_free(&key);
 }
 
+/* A few ranks RAS lists as ahead in some operation: the many it counts
+ * are behind them. One finding per report, communicator and gap, naming
+ * the ranks listed ahead; the ranks behind are the communicator's others. */
+static void ras_ahead(model *m, size_t first)
+{
+	const sysev *e = &m->sys[first];
+	for (size_t i = 0; i < first; i++) {
+		const sysev *x = &m->sys[i];
+		if (x->kind == SE_RAS_AHEAD && x->ev.file == e->ev.file && x->a == e->a && x->b == e->b)
+			return; /* told with the first of its group */
+	}
+	strbuf msg = { 0 }, key = { 0 }, ahead = { 0 };
+	intset ranks = { 0 };
+	size_t n = 0;
+	for (size_t i = first; i < m->nsys; i++) {
+		const sysev *x = &m->sys[i];
+		if (x->kind != SE_RAS_AHEAD || x->ev.file != e->ev.file || x->a != e->a || x->b != e->b)
+			continue;
+		if (x->rank >= 0 && x->rank <= INT32_MAX && !intset_add(&ranks, (int)x->rank))
+			continue;
+		if (n < 8)
+			sb_printf(&ahead, "%s%ld", n ? ", " : "", x->rank);
+		else if (n == 8)
+			sb_adds(&ahead, ", ...");
+		n++;
+	}
+	sb_printf(&msg, "RAS: %ld ranks of communicator %s %s while rank%s %s went further: those %ld are behind", e->code,
+		  sys_str(m, e->a), sys_str(m, e->b), n == 1 ? "" : "s", ahead.p ? ahead.p : "?", e->code);
+	sb_printf(&key, "ras-behind:%s", sys_str(m, e->a));
+	finding *f = job_finding(m, "straggler-rank", key.p, SEV_WARNING, msg.p,
+				 "one RAS query is a snapshot: when repeated queries show the same gap, the ranks behind are "
+				 "stuck before that operation (py-spy dump one; its last log lines say where), and the ranks "
+				 "ahead wait for them",
+				 false);
+	f->confidence = CONF_SUSPECTED;
+	/* the ranks behind, when the logs know the communicator's members */
+	int c = comm_of_hash(m, e->a);
+	if (c >= 0) {
+		int *held = NULL;
+		size_t nh = model_comm_ranks(&m->comms[c], 0, &held);
+		for (size_t k = 0; k < nh; k++) {
+			int pi = model_comm_proc(&m->comms[c], held[k]);
+			if (pi >= 0 && !intset_has(&ranks, held[k]))
+				intset_add(&f->procs, pi);
+		}
+		free(held);
+	}
+	for (size_t i = first; i < m->nsys; i++) {
+		const sysev *x = &m->sys[i];
+		if (x->kind == SE_RAS_AHEAD && x->ev.file == e->ev.file && x->a == e->a && x->b == e->b)
+			sys_cite(f, &x->ev, x->proc);
+	}
+	intset_free(&ranks);
+	sb_free(&msg);
+	sb_free(&key);
+	sb_free(&ahead);
+}
+
 static void ras_diag(model *m, const sysev *e)
 {
 	strbuf msg = { 0 }, key = { 0 };
@@ -284,6 +343,9 @@ void check_ras(model *m)
 			break;
 		case SE_RAS_BEHIND:
 			ras_behind(m, e);
+			break;
+		case SE_RAS_AHEAD:
+			ras_ahead(m, i);
 			break;
 		case SE_DIAG:
 			ras_diag(m, e);

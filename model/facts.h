@@ -31,6 +31,7 @@
 	X(BOOL, progress_unplaced, false, OWN, none) /* progress before its init, in a later part */ \
 	X(INT, frank, -1, FIRST, none)           /* rank from the file name */                     \
 	X(INT, dev, -1, FIRST, none)                                                               \
+	X(U64, devs, 0, OR, none)                /* bit d: a device table gave it GPU d (d < 64) */ \
 	X(INT, rank, -1, OWN, none)              /* in the largest communicator it joined */       \
 	X(INT, nranks, 0, OWN, none)                                                               \
 	X(COMM, comm, -1, OWN, none)                                                               \

@@ -1254,6 +1254,8 @@ static void on_device_row(model *m, const match *mt)
 	long dev = cap_long(mt, CAPT_DEV, -1);
 	if (q->dev < 0 && dev >= 0 && dev < (1 << 20))
 		q->dev = (int)dev;
+	if (dev >= 0 && dev < 64)
+		q->devs |= 1ull << dev;
 	int b = cap_str(m, mt, CAPT_BUSID);
 	if (q->busid < 0 && b >= 0)
 		q->busid = b;
@@ -1684,19 +1686,40 @@ void model_describe_place(const model *m, const intset *ranks, const intset *hos
 	}
 }
 
+/* A process that drives several GPUs (nccl-tests -g N): no one rank. */
+static bool proc_multi_gpu(const proc *p)
+{
+	return (p->devs & (p->devs - 1)) != 0;
+}
+
 bool model_describe(const model *m, const intset *procs, strbuf *b)
 {
 	intset ranks = { 0 }, hosts = { 0 };
+	if (procs->n == 1 && proc_multi_gpu(&m->procs[procs->v[0]])) {
+		const proc *p = &m->procs[procs->v[0]];
+		sb_printf(b, "the process %ld", p->pid);
+		if (p->host >= 0)
+			sb_printf(b, " on %s", intern_str(&m->str, p->host));
+		sb_adds(b, " driving GPUs ");
+		for (int d = 0, n = 0; d < 64; d++)
+			if (p->devs >> d & 1)
+				sb_printf(b, "%s%d", n++ ? ", " : "", d);
+		return true;
+	}
 	for (size_t i = 0; i < procs->n; i++) {
-		int r = model_proc_rank(m, procs->v[i]);
+		int r = proc_multi_gpu(&m->procs[procs->v[i]]) ? -1 : model_proc_rank(m, procs->v[i]);
 		if (r >= 0)
 			intset_add(&ranks, r);
 		if (m->procs[procs->v[i]].host >= 0)
 			intset_add(&hosts, m->procs[procs->v[i]].host);
 	}
-	/* the subject of a sentence: never a bare "on node-a" */
+	/* the subject of a sentence: never a bare "on node-a", never nothing */
 	if (!ranks.n && hosts.n)
 		sb_adds(b, procs->n == 1 ? "the process " : "the processes ");
+	else if (!ranks.n && procs->n == 1 && m->procs[procs->v[0]].pid >= 0)
+		sb_printf(b, "the process %ld", m->procs[procs->v[0]].pid);
+	else if (!ranks.n && procs->n)
+		sb_adds(b, procs->n == 1 ? "the process" : "the processes");
 	model_describe_place(m, &ranks, &hosts, b);
 	bool one = ranks.n ? ranks.n == 1 : procs->n == 1;
 	intset_free(&ranks);
@@ -1708,7 +1731,7 @@ void model_finding_place(const model *m, const finding *f, intset *ranks, intset
 {
 	intset_addall(ranks, &f->ranks);
 	for (size_t i = 0; i < f->procs.n; i++) {
-		int r = model_proc_rank(m, f->procs.v[i]);
+		int r = proc_multi_gpu(&m->procs[f->procs.v[i]]) ? -1 : model_proc_rank(m, f->procs.v[i]);
 		if (r >= 0 && !f->ranks.n)
 			intset_add(ranks, r);
 		if (m->procs[f->procs.v[i]].host >= 0)

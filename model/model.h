@@ -218,6 +218,7 @@ enum sysev_kind {
 	SE_RAS_MISSING, /* rank of communicator a (hash) gave no data; code 1: considered dead */
 	SE_RAS_ERROR,  /* rank of a reported ncclResult_t code */
 	SE_RAS_BEHIND, /* rank of a behind the others; b: how */
+	SE_RAS_AHEAD,  /* rank of a ahead of code others, who are behind; b: how */
 	SE_DIAG,       /* an NCCL DIAG [INFO] result: a the check, b the text */
 	SE_RAS_STUCK,  /* a monitor event naming a stuck process (COMM_INIT_STUCK, ...): a the event, b its details */
 };

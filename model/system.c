@@ -433,6 +433,19 @@ static bool ras_event(model *m, const ras_item *it, sysev *e)
 		sb_free(&t);
 		return true;
 	}
+	case RAS_RANK_AHEAD: {
+		e->kind = SE_RAS_AHEAD;
+		e->code = it->n[2];
+		strbuf t = { 0 };
+		if (it->n[1] > 0)
+			sb_printf(&t, "launched %.*s only up to operation %ld", (int)it->a.n, it->a.p ? it->a.p : "",
+				  it->n[1]);
+		else
+			sb_printf(&t, "launched no %.*s operation", (int)it->a.n, it->a.p ? it->a.p : "");
+		e->b = intern_get(&m->str, (slice){ t.p, t.n });
+		sb_free(&t);
+		return true;
+	}
 	case RAS_EVENT:
 		/* the events that name a process that stopped: COMM_INIT_STUCK and
 		 * the like; the others (PEER_NEW, PEER_CONNECTING, ...) tell nothing */
@@ -567,6 +580,8 @@ void model_take_ncclt(model *m, int file, const ncclt_run *run)
 		}
 		if (q->dev < 0 && d->device >= 0)
 			q->dev = d->device;
+		if (d->device >= 0 && d->device < 64)
+			q->devs |= 1ull << d->device;
 		if (q->busid < 0 && d->bus[0])
 			q->busid = intern_get(&m->str, slice_from(d->bus));
 		intset_add(&r->procs, pi);

@@ -142,7 +142,11 @@ static void mismatch_item(ras_cursor *c, ras_item *it, const char *status, long 
 		it->kind = RAS_RANK_BEHIND;
 		it->n[0] = ops >= 0 ? ops : c->group_value;
 		it->n[1] = c->majority;
+		it->n[2] = c->majority_ranks;
 		it->a = slice_from(c->majority_text);
+		/* a few ranks ahead: RAS lists them, and the many it counts are behind */
+		if (c->have_majority && it->n[0] > it->n[1] && c->majority_ranks > 1)
+			it->kind = RAS_RANK_AHEAD;
 	} else {
 		it->kind = RAS_RANK_STATUS;
 		it->a = status ? slice_from(status) : slice_from(c->group_text);
@@ -171,7 +175,7 @@ static bool rank_line(ras_cursor *c, scan *sc, ras_item *it)
 			return true;
 		case B_COMM_MISMATCH:
 			/* RAS lists the smaller group, behind or ahead of the
-			 * others: only a rank behind is held up */
+			 * others: a rank ahead says the others are behind */
 			mismatch_item(c, it, NULL, -1);
 			return it->kind != RAS_RANK_BEHIND || it->n[0] < it->n[1];
 		default:
@@ -211,7 +215,7 @@ static bool rank_line(ras_cursor *c, scan *sc, ras_item *it)
 		if (lit(sc, " -- "))
 			rank_where(sc, it);
 		mismatch_item(c, it, NULL, ops);
-		return it->n[0] < it->n[1];
+		return it->kind == RAS_RANK_AHEAD || it->n[0] < it->n[1];
 	}
 	if (lit(sc, " has not launched any operations")) {
 		if (lit(sc, " -- "))
@@ -521,6 +525,7 @@ bool ras_text_line(ras_cursor *c, slice line, double t, ras_item *out)
 			c->group_value = ops;
 			if (!c->have_majority) {
 				c->majority = ops;
+				c->majority_ranks = cnt;
 				c->have_majority = true;
 			}
 		}
@@ -702,13 +707,18 @@ static void json_comm(const cJSON *c, size_t at, ras_item_fn fn, void *ctx)
 		for (const cJSON *op = cJSON_IsObject(first) ? first->child : NULL; op; op = op->next) {
 			if (!op->string)
 				continue;
-			long maj = majority_count(ranks, nranks, op->string, tmp);
-			for (const cJSON *r = ranks->child; r && maj > 0; r = r->next) {
+			long maj = majority_count(ranks, nranks, op->string, tmp), nmaj = 0;
+			for (const cJSON *r = ranks->child; r; r = r->next)
+				nmaj += jlong(jget(r, "collective_counts"), op->string, -1) == maj;
+			for (const cJSON *r = ranks->child; r && maj >= 0; r = r->next) {
 				long v = jlong(jget(r, "collective_counts"), op->string, -1);
-				if (v < 0 || v >= maj)
+				/* below the many: behind; above them: the many are behind */
+				bool ahead = v > maj && nmaj > 1;
+				if (v < 0 || v == maj || (v > maj && !ahead))
 					continue;
 				ras_item it;
-				item_init(&it, RAS_RANK_BEHIND);
+				item_init(&it, ahead ? RAS_RANK_AHEAD : RAS_RANK_BEHIND);
+				it.n[2] = nmaj;
 				it.hash = hash;
 				it.size = size;
 				it.rank = jlong(r, "rank", -1);

@@ -20,6 +20,7 @@ enum ras_kind {
 	RAS_RANK_MISSING, /* a rank of a communicator that gave no data; code 1 when considered dead */
 	RAS_RANK_ERROR,   /* a rank that reported an error: code (ncclResult_t), a its text */
 	RAS_RANK_BEHIND,  /* a rank whose operation count (n[0]) is below the others' (n[1]); a the operation */
+	RAS_RANK_AHEAD,   /* a rank whose count (n[0]) is above that of the n[2] others (n[1]): they are behind */
 	RAS_RANK_STATUS,  /* a rank whose status (a) differs from the others' (b) */
 	RAS_TIMEOUTS,     /* n[0] communication timeouts while gathering */
 	RAS_EVENT,        /* a monitor event other than PEER_DEAD: a its name, b the details */
@@ -46,7 +47,7 @@ typedef struct ras_item {
 typedef struct ras_cursor {
 	int section, block, sub;
 	char hash[20];
-	long group_value, majority;
+	long group_value, majority, majority_ranks;
 	bool have_majority;
 	char group_text[48], majority_text[48];
 	int group_code;

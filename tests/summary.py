@@ -129,7 +129,7 @@ CASES = [
     (xid, put("procs[0].phase", 99), "procs[0].phase", "phase 99 outside [0, 7]"),
     (xid, put("procs[0].init_done", 2), "procs[0].init_done", "flag 2 outside [0, 1]"),
     (xid, put(f"procs[{pi}].rank", 40), f"procs[{pi}].rank", f"rank 40 outside [-1, {nranks})"),
-    (xid, put("system[0][0]", 99), "system[0][0]", "event kind 99 outside [0, 10]"),
+    (xid, put("system[0][0]", 99), "system[0][0]", "event kind 99 outside [0, 11]"),
     (xid, put("findings[0].severity", 7), "findings[0].severity", "severity 7 outside [0, 2]"),
     (xid, put("findings[0].pids", [-3]), "findings[0].pids[0]", "pid -3 outside [0, 2147483647]"),
     (xid, put("inputs[0][1]", -1), "inputs[0][1]", "line count -1 outside [0, 18446744073709551616]"),

@@ -11,7 +11,7 @@ typedef struct got {
 } got;
 
 static const char *const kinds[] = { "none", "version", "group", "member", "missing-proc", "dead", "missing-rank",
-				     "error", "behind", "status", "timeouts", "event", "diag" };
+				     "error", "behind", "ahead", "status", "timeouts", "event", "diag" };
 
 static void keep(got *g, const ras_item *it)
 {
@@ -118,14 +118,16 @@ int main(void)
 		dump(&g);
 
 	/* the group RAS lists is the smaller one, here ahead of the others:
-	 * those ranks wait for the rest, they are not behind */
+	 * the listed ranks wait for the 30 RAS counts, which are behind */
 	got a = { 0 };
 	feed(&a, "Warnings\n========\n\n#0-0 (fa93daea854b060b) MISMATCH\n"
 		 "  Communicator ranks have different AllGather operation counts\n"
 		 "  30 ranks have launched up to operation 640\n  2 ranks have launched up to operation 641\n"
 		 "  Rank 12 -- GPU 4 managed by process 323032 on node 10.0.0.24\n"
 		 "  Rank 13 -- GPU 5 managed by process 323033 on node 10.0.0.24\n");
-	CHECK(&c, a.n == 0, "%zu items for ranks ahead of the others", a.n);
+	CHECK(&c, a.n == 2, "%zu items for ranks ahead of the others", a.n);
+	CHECK(&c, has(&a, "ahead r12 p323032 fa93daea854b060b 10.0.0.24 gpus=4 a=AllGather b= n=641,640 c0"), "rank ahead");
+	CHECK(&c, a.n == 2 && a.v[0].n[2] == 30, "the ranks behind are counted");
 	if (c.failed)
 		dump(&a);
 
