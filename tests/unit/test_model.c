@@ -129,6 +129,50 @@ static void test_interleaved(checks *c, env *e, const char *samples)
 	sb_free(&dir);
 }
 
+/* A model of the given log text, checked. */
+static void feed_text(model *m, env *e, const char *text)
+{
+	model_init(m, &e->cat);
+	pipeline pl;
+	pipeline_begin(&pl, m, &e->rs, model_add_input(m, "text.log"));
+	pipeline_feed(&pl, text, strlen(text));
+	pipeline_end(&pl);
+	model_check(m);
+}
+
+/* lo is an error across hosts or next to a failure; on a one-host excerpt
+ * that failed nowhere it is a warning. */
+static void test_loopback(checks *c, env *e)
+{
+	const char *init =
+		"hosta:100:100 [0] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n"
+		"hosta:100:100 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\n"
+		"NCCL version 2.5.6+cuda10.2\n"
+		"hosta:101:101 [1] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n";
+	model m;
+	feed_text(&m, e, init);
+	finding *f = find(&m, "socket-iface-loopback");
+	CHECK(c, f && f->severity == SEV_WARNING, "one host, no failure: warning (%d)", f ? (int)f->severity : -1);
+	model_free(&m);
+
+	strbuf t = { 0 };
+	sb_printf(&t, "%s%s", init,
+		  "hostb:200:200 [0] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n");
+	feed_text(&m, e, t.p);
+	f = find(&m, "socket-iface-loopback");
+	CHECK(c, f && f->severity == SEV_ERROR, "two hosts: error (%d)", f ? (int)f->severity : -1);
+	model_free(&m);
+
+	sb_clear(&t);
+	sb_printf(&t, "%s%s", init,
+		  "hosta:100:120 [0] misc/socket.cc:409 NCCL WARN Net : Connect to 10.0.0.9<41234> failed : Connection refused\n");
+	feed_text(&m, e, t.p);
+	f = find(&m, "socket-iface-loopback");
+	CHECK(c, f && f->severity == SEV_ERROR, "next to a failure: error (%d)", f ? (int)f->severity : -1);
+	model_free(&m);
+	sb_free(&t);
+}
+
 int main(int argc, char **argv)
 {
 	checks cc = { 0 }, *c = &cc;
@@ -140,6 +184,7 @@ int main(int argc, char **argv)
 	env_load(c, &e, argv[1]);
 	test_scenario(c, &e, argv[2]);
 	test_interleaved(c, &e, argv[2]);
+	test_loopback(c, &e);
 	ruleset_free(&e.rs);
 	catalog_free(&e.cat);
 	return check_done(c, "model");
