@@ -173,6 +173,39 @@ static void test_loopback(checks *c, env *e)
 	sb_free(&t);
 }
 
+/* Watchdog numbers are compared only where they can be of one group. */
+static void test_straggler_groups(checks *c, env *e)
+{
+	const char *a =
+		"[rank2]:[E218 04:54:22.864467604 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+		"timeout: WorkNCCL(SeqNum=300, OpType=ALLTOALL_BASE, NumelIn=64, NumelOut=64, Timeout(ms)=600000) ran for "
+		"600045 milliseconds before timing out.\n"
+		"[rank2]:[E218 04:54:22.864535778 ProcessGroupNCCL.cpp:1795] [PG ID 3 PG GUID 7 Rank 0] Exception (either an "
+		"error or timeout) detected by watchdog at work: 300, last enqueued NCCL work: 302, last completed NCCL work: 299.\n";
+	const char *behind_other_group =
+		"[rank3]:[E218 04:54:22.883327702 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+		"timeout: WorkNCCL(SeqNum=40, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, Timeout(ms)=600000) ran for "
+		"600045 milliseconds before timing out.\n"
+		"[rank3]:[E218 04:54:22.883358915 ProcessGroupNCCL.cpp:1795] [PG ID 3 PG GUID 5 Rank 1] Exception (either an "
+		"error or timeout) detected by watchdog at work: 40, last enqueued NCCL work: 40, last completed NCCL work: 39.\n";
+	const char *behind_same_group =
+		"[rank3]:[E218 04:54:22.883358915 ProcessGroupNCCL.cpp:1795] [PG ID 3 PG GUID 7 Rank 1] Exception (either an "
+		"error or timeout) detected by watchdog at work: 299, last enqueued NCCL work: 299, last completed NCCL work: 299.\n";
+	strbuf t = { 0 };
+	model m;
+	sb_printf(&t, "%s%s", a, behind_other_group);
+	feed_text(&m, e, t.p);
+	CHECK(c, !find(&m, "straggler-rank") && !find(&m, "collective-desync"), "numbers of two groups: no straggler, no desync");
+	CHECK(c, find(&m, "watchdog-timeout") != NULL, "the timeouts are still reported");
+	model_free(&m);
+	sb_clear(&t);
+	sb_printf(&t, "%s%s", a, behind_same_group);
+	feed_text(&m, e, t.p);
+	CHECK(c, find(&m, "straggler-rank") != NULL, "one group, a rank that never started the collective: a straggler");
+	model_free(&m);
+	sb_free(&t);
+}
+
 int main(int argc, char **argv)
 {
 	checks cc = { 0 }, *c = &cc;
@@ -185,6 +218,7 @@ int main(int argc, char **argv)
 	test_scenario(c, &e, argv[2]);
 	test_interleaved(c, &e, argv[2]);
 	test_loopback(c, &e);
+	test_straggler_groups(c, &e);
 	ruleset_free(&e.rs);
 	catalog_free(&e.cat);
 	return check_done(c, "model");
