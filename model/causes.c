@@ -184,6 +184,9 @@ static bool edge_holds(linkfacts *lf, size_t k, size_t gi, size_t fi)
 		/* f names a peer address on g's hosts */
 		return procs_meet(g, f) || sets_meet(hosts_at(lf, gi), hosts_at(lf, fi)) ||
 		       (f->peers.n && (hosts_at(lf, fi), sets_meet(&lf->peer_hosts[fi], hosts_at(lf, gi))));
+	case WHEN_OTHER_PROCESS:
+		/* a process that died and saw its own error is that error's effect */
+		return !procs_meet(g, f);
 	}
 	return false;
 }

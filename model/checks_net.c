@@ -253,8 +253,12 @@ void check_ifaces(model *m)
 		if (m->procs[i].boot.name >= 0 && iface_kind(m, m->procs[i].boot) == IFK_PHYS &&
 		    !intset_has(&virt.procs, (int)i))
 			disagree = true;
-	emit_ifgroup(m, &loop, "socket-iface-loopback", multi || !single_host(m) ? SEV_ERROR : SEV_INFO,
-		     "use the loopback interface", NULL);
+	/* lo is fatal only across hosts: where nothing shows a second host and
+	 * nothing failed, a one-host excerpt is a risk, not an error */
+	enum severity lsev = multi ? SEV_ERROR
+			     : single_host(m) ? SEV_INFO
+			     : any_error(m) ? SEV_ERROR : SEV_WARNING;
+	emit_ifgroup(m, &loop, "socket-iface-loopback", lsev, "use the loopback interface", NULL);
 	emit_ifgroup(m, &virt, "socket-iface-virtual", disagree ? SEV_ERROR : SEV_WARNING,
 		     "use the virtual interface",
 		     "in containers, run with --network=host (Kubernetes: hostNetwork: true) or name the pod's routable interface");

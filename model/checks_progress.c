@@ -426,8 +426,27 @@ static bool check_idle_behind(model *m)
 	return true;
 }
 
+/* Can the watchdog reports come from one process group? There a rank
+ * completes a collective only once every rank has enqueued it, so no
+ * rank's last enqueued work is before another's last completed one.
+ * Reports that break this are of different groups (their own SeqNum
+ * counters), and comparing their numbers says nothing of who is behind. */
+static bool wd_one_group(const model *m)
+{
+	long done = -2;
+	for (size_t i = 0; i < m->nwd; i++)
+		if (m->wd[i].last_done > done)
+			done = m->wd[i].last_done;
+	for (size_t i = 0; i < m->nwd; i++)
+		if (m->wd[i].last_enq >= 0 && m->wd[i].last_enq < done)
+			return false;
+	return true;
+}
+
 static void check_straggler(model *m, long stuck)
 {
+	if (!wd_one_group(m))
+		return;
 	if (check_idle_behind(m))
 		return;
 	static const char *const what[] = {
@@ -556,8 +575,8 @@ void check_watchdog(model *m)
 			intset_add(&f->ranks, r);
 	}
 	sb_free(&msg);
-	/* desync: the ranks outside the largest group */
-	if (ngroups > 1 && big >= 0) {
+	/* desync: the ranks outside the largest group, where the reports can be of one group */
+	if (ngroups > 1 && big >= 0 && wd_one_group(m)) {
 		const wdog *maj = &m->wd[big];
 		int majop = bigop;
 		intset odd = { 0 }, oddp = { 0 };

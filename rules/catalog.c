@@ -38,7 +38,7 @@ static const char *const kind_names[] = { FINDING_KINDS(X) NULL };
 #undef X
 static const char *const confidence_names[] = { "established", "inferred", "suspected", NULL };
 static const char *const mark_names[] = { "timeout", "behind", "stuck", NULL };
-static const char *const when_names[] = { "job", "same-process", "same-host", "peer", NULL };
+static const char *const when_names[] = { "job", "same-process", "same-host", "peer", "other-process", NULL };
 
 const char *kind_name(enum kind k)
 {
@@ -183,7 +183,7 @@ static int load_causes(catalog *c, const char *path, strbuf *err)
 			break;
 		}
 		if (w < 0 || (ms && !severity_parse(ms, &minsev))) {
-			rc = fail(&ld, k, "\"when\" is job, same-process, same-host or peer; \"min_severity\" a severity", NULL);
+			rc = fail(&ld, k, "\"when\" is job, same-process, same-host, peer or other-process; \"min_severity\" a severity", NULL);
 			break;
 		}
 		const cJSON *x, *list = cJSON_GetObjectItemCaseSensitive(e, "explains");

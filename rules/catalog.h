@@ -49,6 +49,7 @@ enum cause_when {
 	WHEN_SAME_PROCESS, /* on one process */
 	WHEN_SAME_HOST,    /* on one host */
 	WHEN_PEER,         /* the effect names a peer address on the cause's host, or shares it */
+	WHEN_OTHER_PROCESS, /* on processes the cause is not on: a death seen by the survivors */
 };
 
 /* One edge of the cause graph: findings with id `cause` can explain

@@ -129,6 +129,83 @@ static void test_interleaved(checks *c, env *e, const char *samples)
 	sb_free(&dir);
 }
 
+/* A model of the given log text, checked. */
+static void feed_text(model *m, env *e, const char *text)
+{
+	model_init(m, &e->cat);
+	pipeline pl;
+	pipeline_begin(&pl, m, &e->rs, model_add_input(m, "text.log"));
+	pipeline_feed(&pl, text, strlen(text));
+	pipeline_end(&pl);
+	model_check(m);
+}
+
+/* lo is an error across hosts or next to a failure; on a one-host excerpt
+ * that failed nowhere it is a warning. */
+static void test_loopback(checks *c, env *e)
+{
+	const char *init =
+		"hosta:100:100 [0] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n"
+		"hosta:100:100 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\n"
+		"NCCL version 2.5.6+cuda10.2\n"
+		"hosta:101:101 [1] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n";
+	model m;
+	feed_text(&m, e, init);
+	finding *f = find(&m, "socket-iface-loopback");
+	CHECK(c, f && f->severity == SEV_WARNING, "one host, no failure: warning (%d)", f ? (int)f->severity : -1);
+	model_free(&m);
+
+	strbuf t = { 0 };
+	sb_printf(&t, "%s%s", init,
+		  "hostb:200:200 [0] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n");
+	feed_text(&m, e, t.p);
+	f = find(&m, "socket-iface-loopback");
+	CHECK(c, f && f->severity == SEV_ERROR, "two hosts: error (%d)", f ? (int)f->severity : -1);
+	model_free(&m);
+
+	sb_clear(&t);
+	sb_printf(&t, "%s%s", init,
+		  "hosta:100:120 [0] misc/socket.cc:409 NCCL WARN Net : Connect to 10.0.0.9<41234> failed : Connection refused\n");
+	feed_text(&m, e, t.p);
+	f = find(&m, "socket-iface-loopback");
+	CHECK(c, f && f->severity == SEV_ERROR, "next to a failure: error (%d)", f ? (int)f->severity : -1);
+	model_free(&m);
+	sb_free(&t);
+}
+
+/* Watchdog numbers are compared only where they can be of one group. */
+static void test_straggler_groups(checks *c, env *e)
+{
+	const char *a =
+		"[rank2]:[E218 04:54:22.864467604 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+		"timeout: WorkNCCL(SeqNum=300, OpType=ALLTOALL_BASE, NumelIn=64, NumelOut=64, Timeout(ms)=600000) ran for "
+		"600045 milliseconds before timing out.\n"
+		"[rank2]:[E218 04:54:22.864535778 ProcessGroupNCCL.cpp:1795] [PG ID 3 PG GUID 7 Rank 0] Exception (either an "
+		"error or timeout) detected by watchdog at work: 300, last enqueued NCCL work: 302, last completed NCCL work: 299.\n";
+	const char *behind_other_group =
+		"[rank3]:[E218 04:54:22.883327702 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+		"timeout: WorkNCCL(SeqNum=40, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, Timeout(ms)=600000) ran for "
+		"600045 milliseconds before timing out.\n"
+		"[rank3]:[E218 04:54:22.883358915 ProcessGroupNCCL.cpp:1795] [PG ID 3 PG GUID 5 Rank 1] Exception (either an "
+		"error or timeout) detected by watchdog at work: 40, last enqueued NCCL work: 40, last completed NCCL work: 39.\n";
+	const char *behind_same_group =
+		"[rank3]:[E218 04:54:22.883358915 ProcessGroupNCCL.cpp:1795] [PG ID 3 PG GUID 7 Rank 1] Exception (either an "
+		"error or timeout) detected by watchdog at work: 299, last enqueued NCCL work: 299, last completed NCCL work: 299.\n";
+	strbuf t = { 0 };
+	model m;
+	sb_printf(&t, "%s%s", a, behind_other_group);
+	feed_text(&m, e, t.p);
+	CHECK(c, !find(&m, "straggler-rank") && !find(&m, "collective-desync"), "numbers of two groups: no straggler, no desync");
+	CHECK(c, find(&m, "watchdog-timeout") != NULL, "the timeouts are still reported");
+	model_free(&m);
+	sb_clear(&t);
+	sb_printf(&t, "%s%s", a, behind_same_group);
+	feed_text(&m, e, t.p);
+	CHECK(c, find(&m, "straggler-rank") != NULL, "one group, a rank that never started the collective: a straggler");
+	model_free(&m);
+	sb_free(&t);
+}
+
 int main(int argc, char **argv)
 {
 	checks cc = { 0 }, *c = &cc;
@@ -140,6 +217,8 @@ int main(int argc, char **argv)
 	env_load(c, &e, argv[1]);
 	test_scenario(c, &e, argv[2]);
 	test_interleaved(c, &e, argv[2]);
+	test_loopback(c, &e);
+	test_straggler_groups(c, &e);
 	ruleset_free(&e.rs);
 	catalog_free(&e.cat);
 	return check_done(c, "model");
