@@ -734,13 +734,15 @@ static prefix parse_back(slice s, const anchor *a, record *r)
 	if (i == host_end)
 		return pf;
 	/* a host glued after a number ("acc: 0.8081dlbox:", "...-07:00ip-10-5:"):
-	 * the digits belong to the number when a dot or a colon ties them to it */
+	 * the digits belong to the number when a dot, or a colon after a digit,
+	 * ties them to it; after a launcher's "<stdout>:" they begin the host
+	 * (a container's hex name, "5873af64cf59") */
 	size_t d = i;
 	bool dot = false;
 	while (d < host_end && (is_digit(tok.p[d]) || tok.p[d] == '.'))
 		dot |= tok.p[d++] == '.';
 	if (d > i && d < host_end && ((tok.p[d] >= 'a' && tok.p[d] <= 'z') || (tok.p[d] >= 'A' && tok.p[d] <= 'Z')) &&
-	    (dot || (i > 0 && tok.p[i - 1] == ':')))
+	    (dot || (i > 1 && tok.p[i - 1] == ':' && is_digit(tok.p[i - 2]))))
 		i = d;
 	if (pid < 0 || tid < 0)
 		return pf;

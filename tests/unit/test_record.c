@@ -107,6 +107,17 @@ static void test_glued(checks *c)
 	k += record_parse((slice){ s.p + k, s.n - k }, &r);
 	CHECK(c, r.nccl && r.pid == 27768, "glued record pid %ld", r.pid);
 	CHECK_SLICE(c, r.body, "NET : glued", "glued body");
+
+	/* a time's digits are not the host's; a container's hex name keeps its
+	 * leading digits after a launcher's prefix */
+	s = SLICE_LIT("2024-05-01T10:00:00-07:00ip-10-5:27768:92501 [0] NCCL INFO after a time");
+	k = record_parse(s, &r);
+	k += record_parse((slice){ s.p + k, s.n - k }, &r);
+	CHECK_SLICE(c, r.host, "ip-10-5", "host after a time");
+	s = SLICE_LIT("[1,0]<stdout>:5873af64cf59:123:456 [0] NCCL INFO Bootstrap : Using eth0:172.17.0.2<0>");
+	k = record_parse(s, &r);
+	CHECK(c, k == s.n && r.pid == 123, "one record (k=%zu, pid %ld)", k, r.pid);
+	CHECK_SLICE(c, r.host, "5873af64cf59", "hex container name after <stdout>:");
 }
 
 /* A pid or a tid longer than 18 digits makes no NCCL prefix: its text is a
