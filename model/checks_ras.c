@@ -214,6 +214,12 @@ static void ras_behind(model *m, const sysev *e)
 	sb_free(&key);
 }
 
+/* x is a rank listed ahead in the same report, communicator and gap as e. */
+static bool same_gap(const sysev *x, const sysev *e)
+{
+	return x->kind == SE_RAS_AHEAD && x->ev.file == e->ev.file && x->a == e->a && x->b == e->b;
+}
+
 /* A few ranks RAS lists as ahead in some operation: the many it counts
  * are behind them. One finding per report, communicator and gap, naming
  * the ranks listed ahead; the ranks behind are the communicator's others. */
@@ -222,7 +228,7 @@ static void ras_ahead(model *m, size_t first)
 	const sysev *e = &m->sys[first];
 	for (size_t i = 0; i < first; i++) {
 		const sysev *x = &m->sys[i];
-		if (x->kind == SE_RAS_AHEAD && x->ev.file == e->ev.file && x->a == e->a && x->b == e->b)
+		if (same_gap(x, e))
 			return; /* told with the first of its group */
 	}
 	strbuf msg = { 0 }, key = { 0 }, ahead = { 0 };
@@ -230,7 +236,7 @@ static void ras_ahead(model *m, size_t first)
 	size_t n = 0;
 	for (size_t i = first; i < m->nsys; i++) {
 		const sysev *x = &m->sys[i];
-		if (x->kind != SE_RAS_AHEAD || x->ev.file != e->ev.file || x->a != e->a || x->b != e->b)
+		if (!same_gap(x, e))
 			continue;
 		if (x->rank >= 0 && x->rank <= INT32_MAX && !intset_add(&ranks, (int)x->rank))
 			continue;
@@ -263,7 +269,7 @@ static void ras_ahead(model *m, size_t first)
 	}
 	for (size_t i = first; i < m->nsys; i++) {
 		const sysev *x = &m->sys[i];
-		if (x->kind == SE_RAS_AHEAD && x->ev.file == e->ev.file && x->a == e->a && x->b == e->b)
+		if (same_gap(x, e))
 			sys_cite(f, &x->ev, x->proc);
 	}
 	intset_free(&ranks);
