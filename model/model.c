@@ -196,7 +196,9 @@ static int proc_new(model *m, int host, long pid, int file)
 		model_drop(m, CAP_PROCS);
 		return -1;
 	}
-	grow(&m->procs, &m->proccap, m->nprocs, sizeof *m->procs);
+	/* a rank file's model (one a file when read on threads) holds one
+	 * process: room for eight would be 13 KB to clear for each */
+	grow_from(&m->procs, &m->proccap, m->nprocs, sizeof *m->procs, 1);
 	proc *p = &m->procs[m->nprocs];
 	model_proc_init(p);
 	p->host = host;

@@ -118,10 +118,15 @@ char *xstrdup(const char *s)
 
 void grow(void *arr, size_t *cap, size_t need, size_t sz)
 {
+	grow_from(arr, cap, need, sz, 8);
+}
+
+void grow_from(void *arr, size_t *cap, size_t need, size_t sz, size_t first)
+{
 	void **a = arr;
 	if (need < *cap)
 		return;
-	size_t nc = *cap ? *cap : 8;
+	size_t nc = *cap ? *cap : first ? first : 1;
 	while (nc <= need)
 		nc *= 2;
 	*a = xrealloc(*a, nc * sz);

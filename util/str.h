@@ -49,5 +49,8 @@ char *xstrndup(const char *s, size_t n);
 
 /* Grows *arr (element size sz) so that index `need` fits. */
 void grow(void *arr, size_t *cap, size_t need, size_t sz);
+/* The same, room for `first` elements when *arr has none: for big
+ * elements of tables that mostly hold one or two. */
+void grow_from(void *arr, size_t *cap, size_t need, size_t sz, size_t first);
 
 #endif
