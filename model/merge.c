@@ -1,5 +1,6 @@
-/* Merging job models: files are parsed on several threads, each into a
- * model of its own, and the models are merged in file order. Merging in
+/* Merging job models: files are parsed on several threads (a big file in
+ * parts, small ones in runs of consecutive files), each part or run into
+ * a model of its own, and the models are merged in file order. Merging in
  * that order gives the same model as reading the files one after another:
  * first-seen evidence stays first, findings keep their arrival order. */
 #include "model.h"
@@ -17,10 +18,10 @@ typedef struct remap {
 	int *comm;  /* src comm -> dst comm */
 	const intern *dstr; /* dst's strings */
 	/* src borrowed dst's input table: files keep their indices, and only
-	 * the one input src read is shifted */
+	 * the inputs src read (own_file and the nown after it) are shifted */
 	bool borrowed;
 	int own_file;
-	uint64_t own_shift;
+	size_t nown;
 } remap;
 
 static int rs(const remap *r, int id)
@@ -35,8 +36,10 @@ static int rf(const remap *r, int file)
 
 static uint64_t rl(const remap *r, int file, uint64_t line)
 {
-	if (r->borrowed)
-		return file >= 0 && line && file == r->own_file ? line + r->own_shift : line;
+	if (r->borrowed) {
+		size_t i = (size_t)(file - r->own_file);
+		return file >= r->own_file && line && i < r->nown ? line + r->shift[i] : line;
+	}
 	return file >= 0 && line ? line + r->shift[file] : line;
 }
 
@@ -198,14 +201,16 @@ void model_merge(model *dst, const model *src)
 	 * run); other inputs are appended (summaries of other nodes) */
 	r.borrowed = src->in_borrowed && src->in == dst->in;
 	r.own_file = src->own_file;
-	if (r.borrowed && src->own_file >= 0) {
-		input *d = &dst->in[src->own_file];
-		r.own_shift = d->lines;
-		d->lines += src->own.lines;
-		d->bytes += src->own.bytes;
-	}
+	r.nown = r.borrowed ? src->nown : 0;
 	r.file = xmalloc((src->nin && !r.borrowed ? src->nin : 1) * sizeof(int));
-	r.shift = xmalloc((src->nin && !r.borrowed ? src->nin : 1) * sizeof(uint64_t));
+	size_t nshift = r.borrowed ? r.nown : src->nin;
+	r.shift = xmalloc((nshift ? nshift : 1) * sizeof(uint64_t));
+	for (size_t i = 0; i < r.nown; i++) {
+		input *d = &dst->in[(size_t)src->own_file + i];
+		r.shift[i] = d->lines;
+		d->lines += src->own[i].lines;
+		d->bytes += src->own[i].bytes;
+	}
 	for (size_t i = 0; i < src->nin && !r.borrowed; i++) {
 		bool same = i < dst->nin && strcmp(dst->in[i].name, src->in[i].name) == 0;
 		int k = same ? (int)i : model_add_input(dst, src->in[i].name);
@@ -375,15 +380,11 @@ void model_merge(model *dst, const model *src)
 		dst->partial = was;
 	}
 	/* where a RAS report is at the end of src's part; of a borrowed table
-	 * only src's own input can have one (a walk of all is N^2 for N files) */
-	size_t lo = 0, hi = src->nin;
-	if (r.borrowed) {
-		lo = src->own_file >= 0 && (size_t)src->own_file < src->nin ? (size_t)src->own_file : src->nin;
-		hi = lo < src->nin ? lo + 1 : lo;
-	}
+	 * only src's own inputs can have one (a walk of all is N^2 for N files) */
+	size_t lo = r.borrowed ? (size_t)src->own_file : 0, hi = r.borrowed ? lo + r.nown : src->nin;
 	for (size_t i = lo; i < hi; i++) {
-		const input *sin = r.borrowed ? ((int)i == src->own_file ? &src->own : NULL) : &src->in[i];
-		if (!sin || !sin->ras || !sin->ras->section)
+		const input *sin = r.borrowed ? &src->own[i - lo] : &src->in[i];
+		if (!sin->ras || !sin->ras->section)
 			continue;
 		input *din = &dst->in[rf(&r, (int)i)];
 		if (!din->ras)
@@ -500,8 +501,12 @@ static bool adoptable(const model *dst, const model *src)
 		     !dst->nnt && !dst->npend && !dst->fr && !dst->ev_killed.text && !dst->ev_excerpt.text &&
 		     !dst->ev_cap.text && !dst->table_hosts.n && !dst->nstreams && !dst->nloose && !dst->nccl_records &&
 		     !dst->matched && !caps_total(dst);
-	return blank && src->in_borrowed && src->in == dst->in && !src->npend && !src->partial &&
-	       (src->own_file < 0 || dst->in[src->own_file].lines == 0);
+	if (!blank || !src->in_borrowed || src->in != dst->in || src->npend || src->partial)
+		return false;
+	for (size_t i = 0; i < src->nown; i++)
+		if (dst->in[(size_t)src->own_file + i].lines)
+			return false;
+	return true;
 }
 
 void model_merge_take(model *dst, model *src)
@@ -511,17 +516,19 @@ void model_merge_take(model *dst, model *src)
 		model_free(src);
 		return;
 	}
-	if (src->own_file >= 0) {
-		input *d = &dst->in[src->own_file];
-		d->lines += src->own.lines;
-		d->bytes += src->own.bytes;
-		if (src->own.ras && src->own.ras->section) {
+	for (size_t i = 0; i < src->nown; i++) {
+		input *d = &dst->in[(size_t)src->own_file + i];
+		const input *s = &src->own[i];
+		d->lines += s->lines;
+		d->bytes += s->bytes;
+		if (s->ras && s->ras->section) {
 			if (!d->ras)
 				d->ras = xmalloc(sizeof *d->ras);
-			*d->ras = *src->own.ras;
+			*d->ras = *s->ras;
 		}
+		free(s->ras);
 	}
-	free(src->own.ras);
+	free(src->own);
 	/* dst keeps who it is (its catalog, inputs and clock) and takes the rest */
 	model old = *dst;
 	*dst = *src;
@@ -532,6 +539,7 @@ void model_merge_take(model *dst, model *src)
 	dst->in_borrowed = old.in_borrowed;
 	dst->own_file = old.own_file;
 	dst->own = old.own;
+	dst->nown = old.nown;
 	dst->now = old.now;
 	dst->settle = old.settle;
 	dst->partial = old.partial;
@@ -541,7 +549,8 @@ void model_merge_take(model *dst, model *src)
 	old.in = NULL;
 	old.nin = 0;
 	old.in_borrowed = true;
-	old.own = (input){ 0 };
+	old.own = NULL;
+	old.nown = 0;
 	model_free(&old);
 	*src = (model){ 0 };
 }

@@ -158,14 +158,36 @@ void model_borrow_inputs(model *m, const model *from)
 	m->own_file = -1;
 }
 
+static void own_init(model *m, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++) {
+		const input *in = &m->in[(size_t)m->own_file + i];
+		m->own[i] = (input){ .name = in->name, .frank = in->frank };
+	}
+}
+
 input *model_input_counts(model *m, int file)
 {
 	if (!m->in_borrowed)
 		return &m->in[file];
-	m->own_file = file;
-	m->own.name = m->in[file].name;
-	m->own.frank = m->in[file].frank;
-	return &m->own;
+	if (!m->nown)
+		m->own_file = file;
+	if (file < m->own_file) {
+		/* a reader reads its inputs in order: this is for any other use */
+		size_t by = (size_t)(m->own_file - file);
+		m->own = xrealloc(m->own, (m->nown + by) * sizeof *m->own);
+		memmove(m->own + by, m->own, m->nown * sizeof *m->own);
+		m->own_file = file;
+		own_init(m, 0, by);
+		m->nown += by;
+	}
+	size_t i = (size_t)(file - m->own_file);
+	if (i >= m->nown) {
+		m->own = xrealloc(m->own, (i + 1) * sizeof *m->own);
+		own_init(m, m->nown, i + 1);
+		m->nown = i + 1;
+	}
+	return &m->own[i];
 }
 
 /* Records the line being fed, once. */

@@ -296,10 +296,12 @@ typedef struct model {
 	input *in;
 	size_t nin, incap;
 	/* a reader thread's model borrows the run's input table (names and
-	 * ranks, read-only) and counts the one input it reads in own */
+	 * ranks, read-only) and counts the inputs it reads in own: own[i]
+	 * is input own_file + i (a run of consecutive small files) */
 	bool in_borrowed;
 	int own_file;
-	input own;
+	input *own;
+	size_t nown;
 	proc *procs;
 	size_t nprocs, proccap;
 	comm *comms;
@@ -445,7 +447,7 @@ const char *model_result_id(int code);
 int model_add_input(model *m, const char *name);
 /* Makes m (new, empty) use the input table of from, which must outlive it
  * and not grow meanwhile: reader threads share one table of the run's
- * inputs instead of a copy each. m may count one input of its own. */
+ * inputs instead of a copy each. m counts the inputs it reads itself. */
 void model_borrow_inputs(model *m, const model *from);
 /* Where the line and byte counts of input `file` are kept in m. */
 input *model_input_counts(model *m, int file);

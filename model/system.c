@@ -662,7 +662,9 @@ void system_free(model *m)
 	free(m->nt);
 	for (size_t i = 0; i < m->nin && !m->in_borrowed; i++)
 		free(m->in[i].ras);
-	free(m->own.ras);
+	for (size_t i = 0; i < m->nown; i++)
+		free(m->own[i].ras);
+	free(m->own);
 	for (size_t i = 0; i < m->npend; i++)
 		free(m->pend[i].ev.text);
 	free(m->pend);

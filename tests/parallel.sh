@@ -56,5 +56,26 @@ assert ids["init-incomplete"]["ranks"] == [n // 3], ids["init-incomplete"]["rank
 PY
 if [ "$(cat "$tmp/rc")" = 1 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $nfiles files: exit $(cat "$tmp/rc")"; fi
 
+# the small files are read in runs, many to one model: the same report and
+# the same messages, in input order, as one thread, with inputs that cannot
+# be read and one that is not a log among them
+: >"$tmp/empty.log"
+cp "$root/samples/ras-monitor-json/ras-events.json" "$tmp/ras.json"
+set -- "$tmp"/job/*.log
+mid=$(($# / 2))
+list=("${@:1:mid}" "$tmp/missing-a.log" "$tmp/empty.log" "$tmp/ras.json" "${@:mid+1:7}" "$tmp" "${@:mid+8}" "$tmp/missing-b.log")
+"$bin" analyze -j 1 --format json "${list[@]}" >"$tmp/a" 2>"$tmp/ea"
+echo $? >>"$tmp/ea"
+"$bin" analyze -j 2 --format json "${list[@]}" >"$tmp/b" 2>"$tmp/eb"
+echo $? >>"$tmp/eb"
+if cmp -s "$tmp/a" "$tmp/b" && cmp -s "$tmp/ea" "$tmp/eb" && [ "$(grep -c missing- "$tmp/eb")" = 2 ]; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	echo "FAIL: $nfiles files with unreadable ones: -j 2 differs from -j 1"
+	diff "$tmp/ea" "$tmp/eb" | head -5
+	diff "$tmp/a" "$tmp/b" | head -10
+fi
+
 echo "parallel: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
