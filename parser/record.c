@@ -951,27 +951,64 @@ size_t record_parse_general(slice s, record *r)
 /* Whether launch_strip would strip nothing from x, which starts with a
  * host of host_n bytes and its ':' (so no blank, bracket, '(' or frame
  * starts it): of the prefixes, only these may begin so. */
-static bool no_launcher(slice x, size_t host_n)
+static bool no_launcher(slice x, size_t host_n, bool dot, size_t body)
 {
 	/* a collector's clock "10:22:33 [" or date "2025-02-05 ..." */
 	if (is_digit(x.p[0]) && ((x.n > 2 && x.p[2] == ':') || (x.n > 4 && x.p[4] == '-')))
 		return false;
-	/* mpirun's "...2021[1,0]<stderr>:" */
-	if (find_std(x, 48) >= 0)
-		return false;
+	/* mpirun's "...2021[1,0]<stderr>:": the prefix up to body holds no '<' */
+	for (size_t k = body; k < 48 && k < x.n; k++)
+		if (x.p[k] == '<') {
+			if (find_std(x, 48) >= 0)
+				return false;
+			break;
+		}
 	/* grep's "rank0.log:": a log's name has a dot */
-	if (memchr(x.p, '.', host_n) && grep_file_len(x, host_n < 64 ? host_n : 64))
+	if (dot && grep_file_len(x, host_n < 64 ? host_n : 64))
 		return false;
+	return true;
+}
+
+/* host_chars, with a dot told apart (2): whether a host may be a log's name */
+static const unsigned char host_class[256] = {
+	['a' ... 'z'] = 1, ['A' ... 'Z'] = 1, ['0' ... '9'] = 1, ['-'] = 1, ['_'] = 1, ['.'] = 2,
+};
+
+/* level_word by the first letter and one compare of constant size */
+static bool level_fast(slice s, size_t i, enum level *lv, size_t *end)
+{
+	size_t n;
+	if (i + 4 > s.n)
+		return false;
+	const char *p = s.p + i;
+	if (memcmp(p, "INFO", 4) == 0)
+		*lv = LV_INFO, n = 4;
+	else if (memcmp(p, "WARN", 4) == 0)
+		*lv = LV_WARN, n = 4;
+	else if (memcmp(p, "CALL", 4) == 0)
+		*lv = LV_CALL, n = 4;
+	else if (i + 5 <= s.n && memcmp(p, "TRACE", 5) == 0)
+		*lv = LV_TRACE, n = 5;
+	else if (i + 5 <= s.n && memcmp(p, "ABORT", 5) == 0)
+		*lv = LV_ABORT, n = 5;
+	else
+		return false;
+	if (i + n < s.n && s.p[i + n] != ' ')
+		return false;
+	*end = i + n < s.n ? i + n + 1 : i + n;
 	return true;
 }
 
 /* Up to 18 digits at s[*i] (what digits_back reads); false when none or more. */
 static bool digits_fwd(slice s, size_t *i, long *v)
 {
-	size_t k = *i;
+	size_t k = *i, end = s.n - *i > 18 ? *i + 18 : s.n;
 	long x = 0;
-	while (k < s.n && is_digit(s.p[k]) && k - *i < 18)
-		x = x * 10 + (s.p[k++] - '0');
+	unsigned dg;
+	while (k < end && (dg = (unsigned char)s.p[k] - '0') <= 9) {
+		x = x * 10 + dg;
+		k++;
+	}
 	if (k == *i || (k < s.n && is_digit(s.p[k])))
 		return false;
 	*i = k;
@@ -995,8 +1032,9 @@ static bool record_fast(slice s, record *r, size_t *len)
 		h = 22;
 	}
 	size_t i = h;
-	while (i < s.n && is_host_char(s.p[i]))
-		i++;
+	unsigned seen = 0;
+	while (i < s.n && host_class[(unsigned char)s.p[i]])
+		seen |= host_class[(unsigned char)s.p[i++]];
 	if (i == h || i >= s.n || s.p[i] != ':')
 		return false;
 	size_t host_end = i++;
@@ -1022,7 +1060,7 @@ static bool record_fast(slice s, record *r, size_t *len)
 		return false;
 	enum level lv;
 	size_t body;
-	if (!level_word(s, i + 5, &lv, &body))
+	if (!level_fast(s, i + 5, &lv, &body))
 		return false;
 	/* without [DEV], a WARN's host:pid:tid reads as its call site */
 	if (dev < 0 && lv != LV_INFO && lv != LV_CALL)
@@ -1034,7 +1072,7 @@ static bool record_fast(slice s, record *r, size_t *len)
 		dot |= s.p[d++] == '.';
 	if (dot && d < host_end && ((s.p[d] >= 'a' && s.p[d] <= 'z') || (s.p[d] >= 'A' && s.p[d] <= 'Z')))
 		return false;
-	if (!no_launcher((slice){ s.p + h, s.n - h }, host_end - h))
+	if (!no_launcher((slice){ s.p + h, s.n - h }, host_end - h, seen & 2, body - h))
 		return false;
 	record_reset(r, s);
 	r->host = (slice){ s.p + h, host_end - h };
