@@ -855,7 +855,30 @@ static void set_time(record *r)
 		r->time = r->ln.time;
 }
 
-size_t record_parse(slice s, record *r)
+/* Ends the record at another process's record glued after its body, if
+ * any; sets its text (from start) and body. Returns its length. */
+static size_t record_finish(slice s, record *r, size_t start, size_t body)
+{
+	size_t body_end = s.n;
+	anchor b;
+	size_t from = body;
+	while (find_anchor(s, from, &b)) {
+		record tmp; /* only where its prefix starts counts */
+		prefix pb = parse_back(s, &b, &tmp);
+		if (pb.host_found && pb.start > body) {
+			body_end = pb.start;
+			break;
+		}
+		from = b.at + 5;
+	}
+	r->text = (slice){ s.p + start, body_end - start };
+	r->body = frame_trim_end((slice){ s.p + body, body_end - body });
+	if (body > body_end)
+		r->body = SLICE_NONE;
+	return body_end;
+}
+
+size_t record_parse_general(slice s, record *r)
 {
 	record_reset(r, s);
 	launch ln = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
@@ -920,22 +943,156 @@ size_t record_parse(slice s, record *r)
 	r->nccl = pf.host_found;
 	r->legacy = a.old;
 	set_time(r);
-	size_t body_end = s.n;
-	/* Another process's record glued after this one? */
-	anchor b;
-	size_t from2 = a.body;
-	while (find_anchor(s, from2, &b)) {
-		record tmp; /* only where its prefix starts counts */
-		prefix pb = parse_back(s, &b, &tmp);
-		if (pb.host_found && pb.start > a.body) {
-			body_end = pb.start;
+	return record_finish(s, r, pf.start, a.body);
+}
+
+/* ---- the common shape, read forward ---- */
+
+/* Whether launch_strip would strip nothing from x, which starts with a
+ * host of host_n bytes and its ':' (so no blank, bracket, '(' or frame
+ * starts it): of the prefixes, only these may begin so. */
+static bool no_launcher(slice x, size_t host_n, bool dot, size_t body)
+{
+	/* a collector's clock "10:22:33 [" or date "2025-02-05 ..." */
+	if (is_digit(x.p[0]) && ((x.n > 2 && x.p[2] == ':') || (x.n > 4 && x.p[4] == '-')))
+		return false;
+	/* mpirun's "...2021[1,0]<stderr>:": the prefix up to body holds no '<' */
+	for (size_t k = body; k < 48 && k < x.n; k++)
+		if (x.p[k] == '<') {
+			if (find_std(x, 48) >= 0)
+				return false;
 			break;
 		}
-		from2 = b.at + 5;
+	/* grep's "rank0.log:": a log's name has a dot */
+	if (dot && grep_file_len(x, host_n < 64 ? host_n : 64))
+		return false;
+	return true;
+}
+
+/* host_chars, with a dot told apart (2): whether a host may be a log's name */
+static const unsigned char host_class[256] = {
+	['a' ... 'z'] = 1, ['A' ... 'Z'] = 1, ['0' ... '9'] = 1, ['-'] = 1, ['_'] = 1, ['.'] = 2,
+};
+
+/* level_word by the first letter and one compare of constant size */
+static bool level_fast(slice s, size_t i, enum level *lv, size_t *end)
+{
+	size_t n;
+	if (i + 4 > s.n)
+		return false;
+	const char *p = s.p + i;
+	if (memcmp(p, "INFO", 4) == 0)
+		*lv = LV_INFO, n = 4;
+	else if (memcmp(p, "WARN", 4) == 0)
+		*lv = LV_WARN, n = 4;
+	else if (memcmp(p, "CALL", 4) == 0)
+		*lv = LV_CALL, n = 4;
+	else if (i + 5 <= s.n && memcmp(p, "TRACE", 5) == 0)
+		*lv = LV_TRACE, n = 5;
+	else if (i + 5 <= s.n && memcmp(p, "ABORT", 5) == 0)
+		*lv = LV_ABORT, n = 5;
+	else
+		return false;
+	if (i + n < s.n && s.p[i + n] != ' ')
+		return false;
+	*end = i + n < s.n ? i + n + 1 : i + n;
+	return true;
+}
+
+/* Up to 18 digits at s[*i] (what digits_back reads); false when none or more. */
+static bool digits_fwd(slice s, size_t *i, long *v)
+{
+	size_t k = *i, end = s.n - *i > 18 ? *i + 18 : s.n;
+	long x = 0;
+	unsigned dg;
+	while (k < end && (dg = (unsigned char)s.p[k] - '0') <= 9) {
+		x = x * 10 + dg;
+		k++;
 	}
-	r->text = (slice){ s.p + pf.start, body_end - pf.start };
-	r->body = frame_trim_end((slice){ s.p + a.body, body_end - a.body });
-	if (a.body > body_end)
-		r->body = SLICE_NONE;
-	return body_end;
+	if (k == *i || (k < s.n && is_digit(s.p[k])))
+		return false;
+	*i = k;
+	*v = x;
+	return true;
+}
+
+/* "[%F %T] "? HOST:PID:TID ([DEV] )?NCCL LEVEL BODY, with no launcher
+ * prefix: what most lines of a log are. Fills r as record_parse_general
+ * does and sets *len; false (r undefined) for any other line, which that
+ * path reads. */
+static bool record_fast(slice s, record *r, size_t *len)
+{
+	size_t h = 0;
+	double t = 0;
+	if (s.n && s.p[0] == '[') {
+		/* NCCL's own stamp; launch_strip takes it for a launcher's */
+		if (s.n < 23 || s.p[1] == '[' || s.p[20] != ']' || s.p[21] != ' ' ||
+		    timestamp_parse((slice){ s.p + 1, 19 }, &t) != 19)
+			return false;
+		h = 22;
+	}
+	size_t i = h;
+	unsigned seen = 0;
+	while (i < s.n && host_class[(unsigned char)s.p[i]])
+		seen |= host_class[(unsigned char)s.p[i++]];
+	if (i == h || i >= s.n || s.p[i] != ':')
+		return false;
+	size_t host_end = i++;
+	long pid, tid;
+	if (!digits_fwd(s, &i, &pid) || i >= s.n || s.p[i] != ':')
+		return false;
+	i++;
+	if (!digits_fwd(s, &i, &tid) || i >= s.n || s.p[i] != ' ')
+		return false;
+	i++;
+	int dev = -1;
+	if (i < s.n && s.p[i] == '[') {
+		size_t k = ++i;
+		long v = 0;
+		while (k < s.n && is_digit(s.p[k]) && k - i < 7)
+			v = v * 10 + (s.p[k++] - '0');
+		if (k == i || k - i > 6 || k + 1 >= s.n || s.p[k] != ']' || s.p[k + 1] != ' ')
+			return false;
+		dev = (int)v;
+		i = k + 2;
+	}
+	if (i + 5 > s.n || memcmp(s.p + i, "NCCL ", 5) != 0)
+		return false;
+	enum level lv;
+	size_t body;
+	if (!level_fast(s, i + 5, &lv, &body))
+		return false;
+	/* without [DEV], a WARN's host:pid:tid reads as its call site */
+	if (dev < 0 && lv != LV_INFO && lv != LV_CALL)
+		return false;
+	/* digits and a dot before letters: parse_back's glued number */
+	size_t d = h;
+	bool dot = false;
+	while (d < host_end && (is_digit(s.p[d]) || s.p[d] == '.'))
+		dot |= s.p[d++] == '.';
+	if (dot && d < host_end && ((s.p[d] >= 'a' && s.p[d] <= 'z') || (s.p[d] >= 'A' && s.p[d] <= 'Z')))
+		return false;
+	if (!no_launcher((slice){ s.p + h, s.n - h }, host_end - h, seen & 2, body - h))
+		return false;
+	record_reset(r, s);
+	r->host = (slice){ s.p + h, host_end - h };
+	r->pid = pid;
+	r->tid = tid;
+	r->dev = dev;
+	r->level = lv;
+	r->nccl = true;
+	if (h) {
+		r->ts = (slice){ s.p + 1, 19 };
+		r->time = r->ln.time = t;
+	}
+	*len = record_finish(s, r, h, body);
+	return true;
+}
+
+size_t record_parse(slice s, record *r)
+{
+	size_t n;
+	if (record_fast(s, r, &n))
+		return n;
+	return record_parse_general(s, r);
 }

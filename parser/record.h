@@ -36,6 +36,9 @@ typedef struct record {
 /* Parses the first record of s into r. Returns how many bytes of s it
  * covers: less than s.n when another process's record is glued after it. */
 size_t record_parse(slice s, record *r);
+/* The same for every shape, without the fast path for the common one:
+ * record_parse must agree with it on every line (tests/unit/test_record.c). */
+size_t record_parse_general(slice s, record *r);
 
 /* Trims blanks and a table border ("│", "|") from the end of a message. */
 slice frame_trim_end(slice s);

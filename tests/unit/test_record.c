@@ -2,6 +2,8 @@
 #include "../../parser/record.h"
 #include "check.h"
 
+#include <stdint.h>
+
 typedef struct shape {
 	const char *line;
 	enum level lv;
@@ -204,6 +206,159 @@ static void test_timestamps(checks *c)
 	CHECK_SLICE(c, kr.body, "NVRM: Xid (PCI:0000:07:00): 79, GPU has fallen off the bus.", "dmesg body");
 }
 
+/* ---- record_parse's fast path agrees with the general reading ---- */
+
+static bool same_slice(slice a, slice b)
+{
+	return a.n == b.n && (a.n == 0 || a.p == b.p);
+}
+
+static bool same_record(const record *a, const record *b)
+{
+	return same_slice(a->text, b->text) && a->level == b->level && a->nccl == b->nccl &&
+	       a->legacy == b->legacy && same_slice(a->host, b->host) && a->pid == b->pid && a->tid == b->tid &&
+	       a->dev == b->dev && same_slice(a->ts, b->ts) && a->time == b->time && same_slice(a->site, b->site) &&
+	       same_slice(a->func, b->func) && same_slice(a->body, b->body) && a->ln.rank == b->ln.rank &&
+	       a->ln.local == b->ln.local && same_slice(a->ln.tag, b->ln.tag) && same_slice(a->ln.host, b->ln.host) &&
+	       a->ln.time == b->ln.time;
+}
+
+/* Both readings of every record of line (glued ones too) match. */
+static bool same_readings(checks *c, slice line)
+{
+	size_t off = 0;
+	do {
+		slice s = { line.p + off, line.n - off };
+		record f, g;
+		size_t kf = record_parse(s, &f), kg = record_parse_general(s, &g);
+		if (kf != kg || !same_record(&f, &g)) {
+			CHECK(c, false, "'%.*s' at %zu: fast path read %zu bytes (host '%.*s', body '%.*s'), general %zu "
+			      "(host '%.*s', body '%.*s')", (int)line.n, line.p, off, kf, (int)f.host.n,
+			      f.host.p ? f.host.p : "", (int)f.body.n, f.body.p ? f.body.p : "", kg, (int)g.host.n,
+			      g.host.p ? g.host.p : "", (int)g.body.n, g.body.p ? g.body.p : "");
+			return false;
+		}
+		off += kf ? kf : s.n;
+	} while (off < line.n);
+	return true;
+}
+
+static const char *const leads[] = {
+	"", "[2026-05-05 06:16:47] ", "[2026-05-05 06:16:47]", "[2026-05-05 06:16:47.123] ", "[2026-13-45 06:16:47] ",
+	"[[2026-05-05 06:16:47] ", "3: ", "  3: ", "[1,0]<stdout>:", "[rank3]:", "[default0]:", "node-b: ", "(pid=12) ",
+	"logs/rank0.log:", "rank0.log-17-", "x.log:17:", "2025-02-05 18:11:06,680 [rank2]:", "18:11:06.680 ",
+	"junk!", "0.8081", "acc: 0.8081", "srun: ", "slurmstepd-node: ", "> ", "| ", "\xe2\x94\x82 ",
+	"Mon May 24 07:12:46 2021[1,0]<stderr>:", "[pod/a/b] ", "12:", "\t", " ", "[2026-05-05 06:16:47] 3: ",
+	"<stdout>:", "x", "-07:00", "[56] ", "[E0709 17:05:38 abcd] ", "[[E0709 17:05:38.123] ",
+};
+static const char *const hosts[] = {
+	"gpu-node-0000", "node1", "a", "node-01.cluster.local", "ip-10-0-0-1.ec2.internal", "5873af64cf59", "10.0.0.5",
+	"1.5node", "10", "12", "2024", "2024-01-01T10", "rank0.log", "x.log-1", "a.log.1", "slurmstepd-node", "srun",
+	"_h", "-h", ".h", "node.log", "NCCL", "123456", "1234567", "a.b", "1a", "0.8081dlbox", "07", "1", "h.out",
+	"hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh.log", "UPPER", "", "pid",
+};
+static const char *const ids[] = {
+	"10022:10122", "1:2", "0:0", "", "1:", ":2", "123456789012345678:987654321098765432",
+	"1234567890123456789:1", "1:1234567890123456789", "01:02", "22:33", "1:2:3", "1", "12:34.5",
+};
+static const char *const devs[] = {
+	"[3] ", "", "[0] ", "[123456] ", "[1234567] ", "[-1] ", "[] ", "[a] ", "[3]", "[ 3] ", " [3] ", "[3]  ",
+	"misc/socket.cc:484 ", "[3] misc/socket.cc:484 ", "[3] plugin/net.cc:349 (ncclNetInit) ",
+	"[0] 1234.567890 ncclProxyProgress:123 ", "(f) ", "[3] (f) ",
+};
+static const char *const nccls[] = { "NCCL ", "RCCL ", "NCCL  ", "NCCL", "" };
+static const char *const levels[] = { "INFO", "WARN", "TRACE", "CALL", "ABORT", "VERSION", "INFOX", "info", "" };
+static const char *const bodies[] = {
+	" Channel 00/0 : 3[3] -> 4[4] via P2P/IPC/read", "", " ", " x\r", "\r", " body |", " body \xe2\x94\x82",
+	" misc/socket.cc:484 NCCL WARN x", " one b:3:4 [1] NCCL INFO two", " glued:1:2 [0] NCCL INFO x",
+	" (pid=3) Init", " [1,0]<stdout>: x", " NCCL version 2.18.3", " a b:1:2 NCCL WARN c",
+	" x.log:1:2 [0] NCCL INFO y", " Bootstrap : Using eth0:10.0.0.12<0>", " a\tb ", "  two blanks",
+	" x [2026-05-05 06:16:47] c:1:2 [0] NCCL WARN y", " 0.8081dlbox:27768:92501 [0] INFO old glued",
+};
+
+#define COUNT(a) (sizeof(a) / sizeof(a)[0])
+
+/* xorshift64: the same variants on every run */
+static uint64_t next_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static size_t compose(char *buf, size_t cap, const char *parts[6])
+{
+	size_t n = 0;
+	for (int k = 0; k < 6; k++) {
+		size_t m = strlen(parts[k]);
+		if (n + m >= cap)
+			break;
+		memcpy(buf + n, parts[k], m);
+		n += m;
+		if (k == 1 && n + 1 < cap)
+			buf[n++] = ':';
+		if (k == 2 && n + 1 < cap)
+			buf[n++] = ' ';
+	}
+	return n;
+}
+
+static void test_fast_path(checks *c)
+{
+	char buf[512];
+	size_t lines = 0, bad = 0;
+	/* every lead, host, ids, [dev] and level with the common separators */
+	for (size_t l = 0; l < COUNT(leads); l++)
+		for (size_t h = 0; h < COUNT(hosts); h++)
+			for (size_t i = 0; i < COUNT(ids); i++)
+				for (size_t d = 0; d < COUNT(devs); d++)
+					for (size_t v = 0; v < COUNT(levels); v++) {
+						size_t b = (l + h + i + d + v) % COUNT(bodies);
+						const char *parts[6] = { leads[l], hosts[h], ids[i], devs[d], "NCCL ", levels[v] };
+						size_t n = compose(buf, sizeof buf - 64, parts);
+						size_t m = strlen(bodies[b]);
+						memcpy(buf + n, bodies[b], m);
+						lines++;
+						if (bad < 20)
+							bad += !same_readings(c, (slice){ buf, n + m });
+					}
+	/* random picks of every part, then bytes changed, added and cut */
+	static const char alphabet[] = " :[]0123456789.-_aZ<>()|\r\t=/NCLIFOW,s";
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	for (int t = 0; t < 400000; t++) {
+		const char *parts[6] = { leads[next_rand(&x) % COUNT(leads)], hosts[next_rand(&x) % COUNT(hosts)],
+					 ids[next_rand(&x) % COUNT(ids)], devs[next_rand(&x) % COUNT(devs)],
+					 nccls[next_rand(&x) % COUNT(nccls)], levels[next_rand(&x) % COUNT(levels)] };
+		size_t n = compose(buf, 300, parts);
+		const char *body = bodies[next_rand(&x) % COUNT(bodies)];
+		memcpy(buf + n, body, strlen(body));
+		n += strlen(body);
+		int edits = (int)(next_rand(&x) % 4);
+		for (int e = 0; e < edits && n > 0; e++) {
+			size_t at = next_rand(&x) % n;
+			char ch = alphabet[next_rand(&x) % (sizeof alphabet - 1)];
+			switch (next_rand(&x) % 3) {
+			case 0:
+				buf[at] = ch;
+				break;
+			case 1:
+				memmove(buf + at + 1, buf + at, n - at);
+				buf[at] = ch;
+				n++;
+				break;
+			default:
+				memmove(buf + at, buf + at + 1, n - at - 1);
+				n--;
+			}
+		}
+		lines++;
+		if (bad < 20)
+			bad += !same_readings(c, (slice){ buf, n });
+	}
+	CHECK(c, lines > 1000000, "%zu lines", lines);
+}
+
 int main(void)
 {
 	checks cc = { 0 }, *c = &cc;
@@ -213,5 +368,6 @@ int main(void)
 	test_not_records(c);
 	test_kubectl(c);
 	test_timestamps(c);
+	test_fast_path(c);
 	return check_done(c, "record");
 }
