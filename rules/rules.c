@@ -1,5 +1,6 @@
 #include "rules.h"
 #include "jsonpos.h"
+#include "memo.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -91,6 +92,7 @@ void ruleset_free(ruleset *rs)
 	dead_free(rs);
 	free(rs->cand);
 	free(rs->stamp);
+	memo_free(rs->memo);
 	sb_free(&rs->notes);
 	for (size_t i = 0; i < rs->nfiles && !rs->clone; i++)
 		free(rs->files[i]);
@@ -630,6 +632,8 @@ void ruleset_finish(ruleset *rs)
 	rs->stamp = xcalloc(rs->n ? rs->n : 1, sizeof *rs->stamp);
 	rs->dead = xcalloc(rs->n ? rs->n : 1, sizeof *rs->dead);
 	rs->gen = 0;
+	memo_free(rs->memo);
+	rs->memo = memo_new(rs->n);
 }
 
 void ruleset_clone(ruleset *dst, const ruleset *src)
@@ -644,6 +648,7 @@ void ruleset_clone(ruleset *dst, const ruleset *src)
 	dst->cand = xcalloc(src->n ? src->n : 1, sizeof *dst->cand);
 	dst->stamp = xcalloc(src->n ? src->n : 1, sizeof *dst->stamp);
 	dst->dead = xcalloc(src->n ? src->n : 1, sizeof *dst->dead);
+	dst->memo = memo_new(src->n);
 }
 
 static void on_gate_hit(void *ctx, int ri)
@@ -820,10 +825,45 @@ static int run_rule(ruleset *rs, size_t ri, slice text, match *m)
 	return rc;
 }
 
+_Static_assert(MEMO_CAPS >= RULE_MAX_CAPS, "the memo keeps every capture a rule may have");
+
+/* Rule ri's match on text from what the memo kept of it; returns its code. */
+static int memo_match(const ruleset *rs, size_t ri, slice text, const memoval *v, match *m)
+{
+	if (v->rc < 0)
+		return v->rc;
+	const rule *r = &rs->v[ri];
+	m->r = r;
+	m->ri = (int)ri;
+	m->ncaps = r->ncaps;
+	for (int i = 0; i < r->ncaps; i++) {
+		capture *c = &m->caps[i];
+		c->name = r->capname[i];
+		c->v = v->cap[i][0] == MEMO_UNSET ? SLICE_NONE
+						   : (slice){ text.p + v->cap[i][0], (size_t)(v->cap[i][1] - v->cap[i][0]) };
+	}
+	return v->rc;
+}
+
+/* Keeps what run_rule answered (a match, or none; never a limit). */
+static void memo_keep(ruleset *rs, size_t ri, slice text, uint64_t h, int rc, const match *m)
+{
+	memoval v = { .rc = rc };
+	for (int i = 0; rc >= 0 && i < m->ncaps; i++) {
+		const capture *c = &m->caps[i];
+		v.cap[i][0] = c->v.p ? (unsigned char)(c->v.p - text.p) : MEMO_UNSET;
+		v.cap[i][1] = c->v.p ? (unsigned char)(c->v.p - text.p + c->v.n) : MEMO_UNSET;
+	}
+	memo_put(rs->memo, ri, text, h, &v);
+}
+
 void ruleset_match(ruleset *rs, slice text, slice site, enum level lv, void (*fn)(void *ctx, const match *m),
 		   void *ctx)
 {
 	match m;
+	/* hashed once for all the rules tried on it, when one is */
+	uint64_t h = 0;
+	bool hashed = !rs->memo;
 	for (size_t i = 0; i < rs->ncand; i++) {
 		const rule *r = &rs->v[rs->cand[i]];
 		if (r->site && slice_find(site, r->site, strlen(r->site)) < 0)
@@ -834,11 +874,26 @@ void ruleset_match(ruleset *rs, slice text, slice site, enum level lv, void (*fn
 		size_t ri = (size_t)rs->cand[i];
 		if (r->anchored && dead_known(rs, ri, text))
 			continue;
-		int rc = run_rule(rs, ri, text, &m);
+		memoval v;
+		int rc;
+		bool memo = rs->memo && memo_worth(rs->memo, ri);
+		if (memo && !hashed) {
+			h = memo_hash(rs->memo, text);
+			hashed = true;
+		}
+		memo = memo && h;
+		if (memo && memo_find(rs->memo, ri, text, h, &v)) {
+			/* learnt from when it was kept: nothing to learn again */
+			rc = memo_match(rs, ri, text, &v, &m);
+		} else {
+			rc = run_rule(rs, ri, text, &m);
+			if (memo && (rc >= 0 || rc == PCRE2_ERROR_NOMATCH))
+				memo_keep(rs, ri, text, h, rc, &m);
+			if (rc == PCRE2_ERROR_NOMATCH && r->anchored)
+				dead_learn(rs, ri, text);
+		}
 		if (rc >= 0)
 			fn(ctx, &m);
-		else if (rc == PCRE2_ERROR_NOMATCH && r->anchored)
-			dead_learn(rs, ri, text);
 	}
 }
 

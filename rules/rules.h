@@ -98,6 +98,8 @@ typedef struct ruleset {
 	/* per rule, NULL until an anchored rule fails: the starts of text it
 	 * is known to fail on (rules.c) */
 	struct deadpfx **dead;
+	/* per set: rules' answers on texts seen before (memo.h) */
+	struct rulememo *memo;
 	strbuf notes;       /* run-time notes (the match limit reached), for the caller */
 	uint64_t limit_hits; /* lines a rule gave up on at the match limit */
 	int limit_rule;     /* the first rule that did, -1 */

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "../../model/model.h"
+#include "../../rules/memo.h"
 #include "../../rules/rules.h"
 #include "check.h"
 
@@ -285,6 +286,79 @@ static void test_dead_starts(checks *c)
 	sb_free(&err);
 }
 
+/* What ruleset_match gave, by rule: the captures' offsets in the text. */
+typedef struct seen {
+	slice text;
+	int n, ri[64], ncaps[64];
+	long cap[64][RULE_MAX_CAPS][2];
+} seen;
+
+static void on_seen(void *ctx, const match *m)
+{
+	seen *s = ctx;
+	if (s->n >= 64)
+		return;
+	int k = s->n++;
+	s->ri[k] = m->ri;
+	s->ncaps[k] = m->ncaps;
+	for (int i = 0; i < m->ncaps; i++) {
+		s->cap[k][i][0] = m->caps[i].v.p ? (long)(m->caps[i].v.p - s->text.p) : -1;
+		s->cap[k][i][1] = m->caps[i].v.p ? (long)m->caps[i].v.n : -1;
+	}
+}
+
+/* A text seen again (the memo's answer) gives what PCRE2 gave it the
+ * first time, captures included, and what one rule's match gives. */
+static void test_memo_same(checks *c, const char *dir)
+{
+	catalog cat = { 0 };
+	strbuf err = { 0 }, path = { 0 };
+	sb_printf(&path, "%s/catalog.json", dir);
+	CHECK(c, catalog_load(&cat, path.p, &err) == 0, "catalog: %s", err.p);
+	ruleset rs;
+	ruleset_init(&rs, &cat, model_tag_names);
+	CHECK(c, ruleset_load(&rs, dir, &err) == 0, "rules: %s", err.p);
+	ruleset_finish(&rs);
+	int wrong = 0;
+	for (size_t i = 0; i < rs.n; i++)
+		for (size_t k = 0; k < rs.v[i].nsamples; k++) {
+			char copy[512];
+			seen first = { 0 }, again = { 0 };
+			first.text = slice_from(rs.v[i].samples[k]);
+			rs.ncand = 0;
+			for (size_t ri = 0; ri < rs.n; ri++)
+				rs.cand[rs.ncand++] = (int)ri;
+			ruleset_match(&rs, first.text, SLICE_NONE, LV_NONE, on_seen, &first);
+			/* the same bytes elsewhere: captures point into the new text */
+			snprintf(copy, sizeof copy, "%s", rs.v[i].samples[k]);
+			again.text = slice_from(copy);
+			for (int round = 0; round < 2; round++) {
+				again.n = 0;
+				ruleset_match(&rs, again.text, SLICE_NONE, LV_NONE, on_seen, &again);
+				bool same = again.n == first.n;
+				for (int j = 0; same && j < first.n; j++) {
+					match m;
+					same = again.ri[j] == first.ri[j] && again.ncaps[j] == first.ncaps[j] &&
+					       memcmp(again.cap[j], first.cap[j], sizeof first.cap[j]) == 0 &&
+					       ruleset_match_one(&rs, (size_t)first.ri[j], again.text, &m) &&
+					       m.ncaps == first.ncaps[j];
+					for (int q = 0; same && q < m.ncaps; q++)
+						same = (m.caps[q].v.p ? (long)(m.caps[q].v.p - again.text.p) : -1) ==
+							       first.cap[j][q][0];
+				}
+				if (!same && wrong++ < 5)
+					CHECK(c, false, "rule %s sample '%s': seen again, another answer", rs.v[i].id, copy);
+			}
+		}
+	CHECK(c, wrong == 0, "%d samples answered otherwise when seen again", wrong);
+	CHECK(c, rs.memo && rs.memo->hits > 0, "the memo answered: %llu hits",
+	      rs.memo ? (unsigned long long)rs.memo->hits : 0ULL);
+	ruleset_free(&rs);
+	catalog_free(&cat);
+	sb_free(&err);
+	sb_free(&path);
+}
+
 int main(int argc, char **argv)
 {
 	checks cc = { 0 }, *c = &cc;
@@ -297,5 +371,6 @@ int main(int argc, char **argv)
 	test_match_limit(c);
 	test_capture_slots(c);
 	test_dead_starts(c);
+	test_memo_same(c, argv[1]);
 	return check_done(c, "rules");
 }
