@@ -144,10 +144,11 @@ static void proc_merge(proc *d, const proc *s, const remap *r)
 	}
 	if (!d->ev_warn.text && s->ev_warn.text)
 		d->warn_time = s->warn_time;
-	/* the banner with "+cudaX.Y" says more than a bare version */
+	/* the banner with "+cudaX.Y" says more than a bare version, and a
+	 * later one replaces an earlier one, as in on_version */
 	int sv = rs(r, s->version);
-	if (d->version < 0 || (sv >= 0 && strchr(intern_str(r->dstr, sv), '+') && !strchr(intern_str(r->dstr, d->version), '+')))
-		d->version = sv >= 0 ? sv : d->version;
+	if (sv >= 0 && (d->version < 0 || strchr(intern_str(r->dstr, sv), '+')))
+		d->version = sv;
 #define X(type, name, init, merge, f) MERGE_##merge(type, name, init, f)
 	PROC_FACTS(X)
 #undef X
