@@ -176,11 +176,12 @@ static void proc_merge(proc *d, const proc *s, const remap *r)
 		else if (d->nlinks < (int)(sizeof d->links / sizeof d->links[0]))
 			d->links[d->nlinks++] = s->links[i];
 	}
-	if (s->nrecent) {
-		for (size_t i = 0; i < PROC_RECENT; i++)
-			d->recent[i] = (lineref){ rf(r, s->recent[i].file), rl(r, s->recent[i].file, s->recent[i].line),
-						  s->recent[i].off };
-		d->nrecent = s->nrecent;
+	/* s's records go on d's ring after d's, oldest first: fewer than
+	 * the ring holds leave d's last ones in it */
+	unsigned nr = s->nrecent < PROC_RECENT ? s->nrecent : PROC_RECENT;
+	for (unsigned i = s->nrecent - nr; i < s->nrecent; i++) {
+		const lineref *l = &s->recent[i % PROC_RECENT];
+		d->recent[d->nrecent++ % PROC_RECENT] = (lineref){ rf(r, l->file), rl(r, l->file, l->line), l->off };
 	}
 }
 
