@@ -121,12 +121,19 @@ static int pseudo_target(const model *dst, const proc *sp, const remap *r)
 
 static void proc_merge(proc *d, const proc *s, const remap *r)
 {
-	/* the ranks of the largest communicator it joined go together */
-	if (s->nranks > d->nranks) {
+	/* the ranks of the largest communicator it joined go together. An
+	 * init line of as many ranks moves it (on_comm_init); a rank without
+	 * a communicator (an info or COMPLETE line) only fills one unknown or
+	 * smaller, and leaves the communicator and bus id as they were. */
+	if (s->rank >= 0 && (d->rank < 0 || s->nranks > d->nranks || (s->nranks == d->nranks && s->comm >= 0))) {
 		d->rank = s->rank;
 		d->nranks = s->nranks;
-		d->comm = s->comm >= 0 ? r->comm[s->comm] : -1;
-		d->busid = rs(r, s->busid);
+		if (s->comm >= 0)
+			d->comm = r->comm[s->comm];
+		if (s->busid >= 0)
+			d->busid = rs(r, s->busid);
+	} else if (d->busid < 0) {
+		d->busid = rs(r, s->busid); /* a device table's */
 	}
 	/* progress in a later part, after the init an earlier part saw complete */
 	if (s->progress_unplaced && d->phase >= PH_COMPLETE && d->phase < PH_RUNNING && s->phase == PH_NONE) {
