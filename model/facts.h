@@ -58,7 +58,7 @@
 	X(LONG, chain_tid, -1, LAST, none)       /* the thread of its last "-> N" result chain */  \
 	X(FILE, chain_file, -1, LAST, none)                                                        \
 	X(LINE, chain_line, 0, LAST, chain_file)                                          \
-	X(BOOL, chain_recovered, false, LAST, none) /* init went on after that chain */            \
+	X(BOOL, chain_recovered, false, OWN, none) /* init went on after that chain */             \
 	X(BOOL, collnet_off, false, OR, none)    /* NCCL gave CollNet up here and went on */       \
 	X(FILE, last_file, -1, LAST, none)                                                         \
 	X(LINE, last_line, 0, LAST, last_file)                                            \

@@ -149,6 +149,9 @@ static void proc_merge(proc *d, const proc *s, const remap *r)
 		evref_merge(&d->ev_last_phase, &s->ev_last_phase, r);
 		d->phase = s->phase;
 	}
+	/* a new "-> N" chain starts unrecovered (on_result) */
+	if (s->chain_line)
+		d->chain_recovered = s->chain_recovered;
 	if (!d->ev_warn.text && s->ev_warn.text)
 		d->warn_time = s->warn_time;
 	/* the banner with "+cudaX.Y" says more than a bare version, and a
@@ -164,8 +167,8 @@ static void proc_merge(proc *d, const proc *s, const remap *r)
 #undef X
 	if (d->boot.name < 0)
 		d->boot = iface_map(r, s->boot);
-	if (d->oob.name < 0)
-		d->oob = iface_map(r, s->oob);
+	if (s->oob.name >= 0)
+		d->oob = iface_map(r, s->oob); /* each NET/IB line sets it */
 	for (int i = 0; i < s->nsocket; i++) {
 		iface f = iface_map(r, s->socket[i]);
 		bool have = false;
