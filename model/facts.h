@@ -28,7 +28,7 @@
 	X(INT, lrank, -1, FIRST, none)           /* launcher's rank tag */                         \
 	X(STR, tag, -1, OWN, none)               /* launcher stream of a process known by it only */ \
 	X(BOOL, activity_only, false, OWN, none) /* a later part's stream seen only in timed lines */ \
-	X(BOOL, progress_unplaced, false, OWN, none) /* progress before its init, in a later part */ \
+	X(BOOL, progress_unplaced, false, OWN, none) /* progress before its init complete, in a later part */ \
 	X(INT, frank, -1, FIRST, none)           /* rank from the file name */                     \
 	X(INT, dev, -1, FIRST, none)                                                               \
 	X(U64, devs, 0, OR, none)                /* bit d: a device table gave it GPU d (d < 64) */ \
@@ -45,10 +45,10 @@
 	X(BOOL, warned, false, OR, none)                                                           \
 	X(BOOL, old_format, false, OR, none)     /* pre-2.3 lines without the NCCL token */        \
 	X(UINT, fmt, 0, OR, none)                /* format tells, see model.c */                   \
-	X(STR, version, -1, OWN, none)           /* "2.18.3+cuda12.2", the fullest seen */                           \
-	X(STR, version_short, -1, FIRST, none)   /* "2.18.3" */                                    \
-	X(LONG, driver, 0, FIRST, none)          /* cudaDriverVersion */                           \
-	X(INT, cuda_build, 0, FIRST, none)       /* 1000*major + 10*minor of "+cudaX.Y" */         \
+	X(STR, version, -1, OWN, none)           /* "2.18.3+cuda12.2": the last with '+', else the first */   \
+	X(STR, version_short, -1, LAST, none)    /* "2.18.3", of the last banner */                \
+	X(LONG, driver, 0, LAST, none)           /* cudaDriverVersion, the last line's */          \
+	X(INT, cuda_build, 0, LAST, none)        /* 1000*major + 10*minor of the last "+cudaX.Y" */\
 	X(STR, net, -1, FIRST, none)             /* "IB", "Socket", a plugin's name */             \
 	X(BOOL, ib_missing, false, OR, none)                                                       \
 	X(UINT, transports, 0, OR, none)         /* transport bits */                              \
@@ -58,11 +58,11 @@
 	X(LONG, chain_tid, -1, LAST, none)       /* the thread of its last "-> N" result chain */  \
 	X(FILE, chain_file, -1, LAST, none)                                                        \
 	X(LINE, chain_line, 0, LAST, chain_file)                                          \
-	X(BOOL, chain_recovered, false, LAST, none) /* init went on after that chain */            \
+	X(BOOL, chain_recovered, false, OWN, none) /* init went on after that chain */             \
 	X(BOOL, collnet_off, false, OR, none)    /* NCCL gave CollNet up here and went on */       \
 	X(FILE, last_file, -1, LAST, none)                                                         \
 	X(LINE, last_line, 0, LAST, last_file)                                            \
-	X(DOUBLE, first_time, 0, MINSET, none)                                                     \
+	X(DOUBLE, first_time, 0, FIRST, none)    /* its first dated line's, not the smallest */     \
 	X(DOUBLE, last_time, 0, MAX, none)                                                         \
 	X(DOUBLE, warn_time, 0, OWN, none)       /* of ev_warn */                                  \
 	X(DOUBLE, last_wall, 0, OWN, none)       /* live: when its last line arrived */            \

@@ -121,18 +121,26 @@ static int pseudo_target(const model *dst, const proc *sp, const remap *r)
 
 static void proc_merge(proc *d, const proc *s, const remap *r)
 {
-	/* the ranks of the largest communicator it joined go together */
-	if (s->nranks > d->nranks) {
+	/* the ranks of the largest communicator it joined go together. An
+	 * init line of as many ranks moves it (on_comm_init); a rank without
+	 * a communicator (an info or COMPLETE line) only fills one unknown or
+	 * smaller, and leaves the communicator and bus id as they were. */
+	if (s->rank >= 0 && (d->rank < 0 || s->nranks > d->nranks || (s->nranks == d->nranks && s->comm >= 0))) {
 		d->rank = s->rank;
 		d->nranks = s->nranks;
-		d->comm = s->comm >= 0 ? r->comm[s->comm] : -1;
-		d->busid = rs(r, s->busid);
+		if (s->comm >= 0)
+			d->comm = r->comm[s->comm];
+		if (s->busid >= 0)
+			d->busid = rs(r, s->busid);
+	} else if (d->busid < 0) {
+		d->busid = rs(r, s->busid); /* a device table's */
 	}
-	/* progress in a later part, after the init an earlier part saw complete */
-	if (s->progress_unplaced && d->phase >= PH_COMPLETE && d->phase < PH_RUNNING && s->phase == PH_NONE) {
+	/* progress in a later part, after the init an earlier part saw
+	 * complete: it ran then, whatever inits the later part shows after */
+	if (s->progress_unplaced && d->phase >= PH_COMPLETE && d->phase < PH_RUNNING) {
 		free(d->ev_last_phase.text);
 		d->ev_last_phase = (evref){ 0 };
-		evref_merge(&d->ev_last_phase, &s->ev_last_phase, r);
+		evref_merge(&d->ev_last_phase, &s->ev_unplaced, r);
 		d->phase = PH_RUNNING;
 	}
 	if (s->phase > d->phase) {
@@ -142,12 +150,16 @@ static void proc_merge(proc *d, const proc *s, const remap *r)
 		evref_merge(&d->ev_last_phase, &s->ev_last_phase, r);
 		d->phase = s->phase;
 	}
+	/* a new "-> N" chain starts unrecovered (on_result) */
+	if (s->chain_line)
+		d->chain_recovered = s->chain_recovered;
 	if (!d->ev_warn.text && s->ev_warn.text)
 		d->warn_time = s->warn_time;
-	/* the banner with "+cudaX.Y" says more than a bare version */
+	/* the banner with "+cudaX.Y" says more than a bare version, and a
+	 * later one replaces an earlier one, as in on_version */
 	int sv = rs(r, s->version);
-	if (d->version < 0 || (sv >= 0 && strchr(intern_str(r->dstr, sv), '+') && !strchr(intern_str(r->dstr, d->version), '+')))
-		d->version = sv >= 0 ? sv : d->version;
+	if (sv >= 0 && (d->version < 0 || strchr(intern_str(r->dstr, sv), '+')))
+		d->version = sv;
 #define X(type, name, init, merge, f) MERGE_##merge(type, name, init, f)
 	PROC_FACTS(X)
 #undef X
@@ -156,8 +168,8 @@ static void proc_merge(proc *d, const proc *s, const remap *r)
 #undef X
 	if (d->boot.name < 0)
 		d->boot = iface_map(r, s->boot);
-	if (d->oob.name < 0)
-		d->oob = iface_map(r, s->oob);
+	if (s->oob.name >= 0)
+		d->oob = iface_map(r, s->oob); /* each NET/IB line sets it */
 	for (int i = 0; i < s->nsocket; i++) {
 		iface f = iface_map(r, s->socket[i]);
 		bool have = false;
@@ -175,11 +187,12 @@ static void proc_merge(proc *d, const proc *s, const remap *r)
 		else if (d->nlinks < (int)(sizeof d->links / sizeof d->links[0]))
 			d->links[d->nlinks++] = s->links[i];
 	}
-	if (s->nrecent) {
-		for (size_t i = 0; i < PROC_RECENT; i++)
-			d->recent[i] = (lineref){ rf(r, s->recent[i].file), rl(r, s->recent[i].file, s->recent[i].line),
-						  s->recent[i].off };
-		d->nrecent = s->nrecent;
+	/* s's records go on d's ring after d's, oldest first: fewer than
+	 * the ring holds leave d's last ones in it */
+	unsigned nr = s->nrecent < PROC_RECENT ? s->nrecent : PROC_RECENT;
+	for (unsigned i = s->nrecent - nr; i < s->nrecent; i++) {
+		const lineref *l = &s->recent[i % PROC_RECENT];
+		d->recent[d->nrecent++ % PROC_RECENT] = (lineref){ rf(r, l->file), rl(r, l->file, l->line), l->off };
 	}
 }
 
@@ -312,12 +325,15 @@ void model_merge(model *dst, const model *src)
 		if (!w) {
 			grow(&dst->wd, &dst->wdcap, dst->nwd, sizeof *dst->wd);
 			w = &dst->wd[dst->nwd];
-			*w = (wdog){ pi, s->pgrank, -2, -2, -2, -1, 0, { 0 }, 0 };
+			*w = (wdog){ pi, s->pgrank, -2, -2, -2, -1, 0, { 0 }, 0, false };
 			model_wdog_indexed(dst, (int)dst->nwd++);
 		}
-		/* what later lines said wins, as in model_match */
-		if (s->seq >= -1)
+		/* what later lines said wins, as in model_match; a status line's
+		 * SeqNum only where none was known */
+		if (s->seq_told || (s->seq >= -1 && w->seq < -1)) {
 			w->seq = s->seq;
+			w->seq_told |= s->seq_told;
+		}
 		if (s->last_enq >= -1)
 			w->last_enq = s->last_enq;
 		if (s->last_done >= -1)
@@ -396,10 +412,10 @@ void model_merge(model *dst, const model *src)
 		ntrun *d = system_run_get(dst, rf(&r, s->file));
 		if (!d)
 			continue;
-		if (d->program < 0)
-			d->program = rs(&r, s->program);
-		if (!d->col)
-			d->col = s->col;
+		if (s->program >= 0)
+			d->program = rs(&r, s->program); /* its last START line's */
+		if (s->col)
+			d->col = s->col; /* its last header's */
 		if (s->wrong_rows && (!d->wrong_rows || s->wrong_lo < d->wrong_lo))
 			d->wrong_lo = s->wrong_lo;
 		if (s->wrong_hi > d->wrong_hi)

@@ -72,6 +72,7 @@ void model_free(model *m)
 #define X(name) evref_free(&m->procs[i].ev_##name);
 		PROC_EVIDENCE(X)
 #undef X
+		evref_free(&m->procs[i].ev_unplaced);
 	}
 	free(m->procs);
 	for (size_t i = 0; i < m->ncomms; i++) {
@@ -1432,8 +1433,10 @@ void model_match(model *m, const match *mt)
 		if (!w)
 			break;
 		long seq = cap_long(mt, CAPT_SEQ, -2);
-		if (seq >= -1)
+		if (seq >= -1) {
 			w->seq = seq;
+			w->seq_told = true;
+		}
 		int op = cap_str(m, mt, CAPT_OP);
 		if (op >= 0)
 			w->op = op;
@@ -1464,9 +1467,10 @@ void model_match(model *m, const match *mt)
 		/* progress bars before init (data loading) say nothing of NCCL */
 		if (p->phase >= PH_COMPLETE)
 			phase_at_least(m, p, PH_RUNNING);
-		else if (p->phase == PH_NONE && m->partial && !p->progress_unplaced) {
+		else if (m->partial && !p->progress_unplaced) {
+			/* the parts before may have seen its init complete */
 			p->progress_unplaced = true;
-			evref_here(m, &p->ev_last_phase);
+			evref_here(m, &p->ev_unplaced);
 		}
 		break;
 	case TAG_KILLED:

@@ -120,6 +120,9 @@ typedef struct proc {
 	iface socket[16];
 	int nsocket;
 	iface oob;
+	/* a later part's first progress line while its own phase was before
+	 * COMPLETE: the merge places it once the parts before are known */
+	evref ev_unplaced;
 	struct peerlink {
 		int from, to;    /* ranks of a channel line; one of them is this process */
 		unsigned via;    /* transport bits */
@@ -189,6 +192,9 @@ typedef struct wdog {
 	long timeout_ms;
 	evref ev;
 	uint64_t lines;     /* lines that said it: what a cap counts when it drops it */
+	/* seq is a timeout report's, which replaces it; else a status line's
+	 * (or a cut report's), which only fills it in: the merge keeps that */
+	bool seq_told;
 } wdog;
 
 typedef struct envset {

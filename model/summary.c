@@ -754,9 +754,11 @@ static void wdog_read(reader *r, const cJSON *v)
 	wdog w = { PROC_NUM(r, it, 0, 0), (int)num_item(r, it, 1, "rank", INT32_MIN, INT32_MAX, N_INT),
 		   LONG_NUM(r, it, 2, "sequence number"), LONG_NUM(r, it, 3, "sequence number"),
 		   LONG_NUM(r, it, 4, "sequence number"), STR_NUM(r, it, 5), LONG_NUM(r, it, 6, "timeout"), { 0 },
-		   COUNT_NUM(r, it, 8, "count") };
+		   COUNT_NUM(r, it, 8, "count"), false };
 	if (r->bad)
 		return;
+	/* a node's summary says what its lines came to: it replaces */
+	w.seq_told = w.seq >= -1;
 	if (model_wdog_find(m, w.proc, w.pgrank)) {
 		fault(r, "a second report of this process and rank");
 		return;

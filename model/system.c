@@ -323,12 +323,14 @@ static void ncclt_part(model *m, slice text, const evref *at)
 	if (k == NCCLT_OTHER)
 		return;
 	ntrun *r = k == NCCLT_START || k == NCCLT_HEADER ? system_run_get(m, at->file) : run_find(m, at->file);
-	if (!r) {
-		/* a later part: its run started in a part before */
-		if (m->partial)
-			stash(m, 1, text, at, -1, 0);
+	/* a later part: its run started in a part before, or its columns
+	 * were told there (a START line does not tell them) */
+	if (m->partial && (!r || (!r->col && k != NCCLT_START && k != NCCLT_HEADER))) {
+		stash(m, 1, text, at, -1, 0);
 		return;
 	}
+	if (!r)
+		return;
 	evref *e = NULL;
 	switch (k) {
 	case NCCLT_START:

@@ -88,7 +88,10 @@ static const commrank *rank_find(const comm *c, int rank)
 
 bool model_comm_mark(model *m, comm *c, int rank, unsigned flags, int pi)
 {
-	if (rank < 0 || rank >= c->nranks)
+	/* a later part's communicator has the size of its first line there,
+	 * which may not be the first line of all: the merge judges its ranks
+	 * by the size the earlier parts gave it */
+	if (rank < 0 || rank >= (m->partial ? MODEL_RANKS_MAX : c->nranks))
 		return false;
 	commrank *r = (commrank *)rank_find(c, rank);
 	if (!r) {
