@@ -16,18 +16,22 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0
 failed=0
+# counts $tmp/b against $tmp/a; $1 says what differs when they do
+same_as_one() {
+	if cmp -s "$tmp/a" "$tmp/b"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $1"
+		diff "$tmp/a" "$tmp/b" | head -10
+	fi
+}
 for d in "$root"/samples/*/; do
 	"$bin" analyze -j 1 --format json "$d"* >"$tmp/a" 2>&1
 	# per file, then every file cut into parts of a few lines
 	for chunk in "" $chunks; do
 		NCCLOG_CHUNK_BYTES=$chunk "$bin" analyze -j 3 --format json "$d"* >"$tmp/b" 2>&1
-		if cmp -s "$tmp/a" "$tmp/b"; then
-			passed=$((passed + 1))
-		else
-			failed=$((failed + 1))
-			echo "FAIL: -j 3 (parts of ${chunk:-whole files} bytes) differs from -j 1 on $d"
-			diff "$tmp/a" "$tmp/b" | head -10
-		fi
+		same_as_one "-j 3 (parts of ${chunk:-whole files} bytes) differs from -j 1 on $d"
 	done
 done
 
@@ -52,13 +56,7 @@ for seed in $seeds; do
 	for chunk in $mixchunks; do
 		for j in 2 3; do
 			NCCLOG_CHUNK_BYTES=$chunk "$bin" analyze -j $j --format json "$tmp/mix.log" >"$tmp/b" 2>&1
-			if cmp -s "$tmp/a" "$tmp/b"; then
-				passed=$((passed + 1))
-			else
-				failed=$((failed + 1))
-				echo "FAIL: mix of seed $seed in parts of $chunk bytes: -j $j differs from -j 1"
-				diff "$tmp/a" "$tmp/b" | head -6
-			fi
+			same_as_one "mix of seed $seed in parts of $chunk bytes: -j $j differs from -j 1"
 		done
 	done
 done

@@ -23,16 +23,25 @@ static void check_slots(checks *c, const rule *r, const match *m, const char *li
 	}
 }
 
+/* The shipped catalog and rules of dir, loaded and finished. */
+static void load_shipped(checks *c, const char *dir, catalog *cat, ruleset *rs)
+{
+	strbuf err = { 0 }, path = { 0 };
+	sb_printf(&path, "%s/catalog.json", dir);
+	CHECK(c, catalog_load(cat, path.p, &err) == 0, "catalog: %s", err.p);
+	ruleset_init(rs, cat, model_tag_names);
+	sb_clear(&err);
+	CHECK(c, ruleset_load(rs, dir, &err) == 0, "rules: %s", err.p);
+	ruleset_finish(rs);
+	sb_free(&err);
+	sb_free(&path);
+}
+
 static void test_shipped(checks *c, const char *dir)
 {
 	catalog cat = { 0 };
-	strbuf err = { 0 }, path = { 0 };
-	sb_printf(&path, "%s/catalog.json", dir);
-	CHECK(c, catalog_load(&cat, path.p, &err) == 0, "catalog: %s", err.p);
 	ruleset rs;
-	ruleset_init(&rs, &cat, model_tag_names);
-	CHECK(c, ruleset_load(&rs, dir, &err) == 0, "rules: %s", err.p);
-	ruleset_finish(&rs);
+	load_shipped(c, dir, &cat, &rs);
 	CHECK(c, rs.n > 40, "%zu rules", rs.n);
 	for (size_t i = 0; i < rs.n; i++) {
 		const rule *r = &rs.v[i];
@@ -57,8 +66,6 @@ static void test_shipped(checks *c, const char *dir)
 		CHECK(c, strlen(cat.v[i].explain) > 200 && strlen(cat.v[i].title) > 10, "catalog %s explained", cat.v[i].id);
 	ruleset_free(&rs);
 	catalog_free(&cat);
-	sb_free(&err);
-	sb_free(&path);
 }
 
 static int load_text(const char *text, strbuf *err, ruleset *rs)
@@ -312,13 +319,8 @@ static void on_seen(void *ctx, const match *m)
 static void test_memo_same(checks *c, const char *dir)
 {
 	catalog cat = { 0 };
-	strbuf err = { 0 }, path = { 0 };
-	sb_printf(&path, "%s/catalog.json", dir);
-	CHECK(c, catalog_load(&cat, path.p, &err) == 0, "catalog: %s", err.p);
 	ruleset rs;
-	ruleset_init(&rs, &cat, model_tag_names);
-	CHECK(c, ruleset_load(&rs, dir, &err) == 0, "rules: %s", err.p);
-	ruleset_finish(&rs);
+	load_shipped(c, dir, &cat, &rs);
 	int wrong = 0;
 	for (size_t i = 0; i < rs.n; i++)
 		for (size_t k = 0; k < rs.v[i].nsamples; k++) {
@@ -355,8 +357,6 @@ static void test_memo_same(checks *c, const char *dir)
 	      rs.memo ? (unsigned long long)rs.memo->hits : 0ULL);
 	ruleset_free(&rs);
 	catalog_free(&cat);
-	sb_free(&err);
-	sb_free(&path);
 }
 
 int main(int argc, char **argv)
