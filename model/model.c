@@ -964,6 +964,17 @@ static void on_transport(proc *p, slice via, long from, long to)
 		p->links[p->nlinks++] = (struct peerlink){ (int)from, (int)to, bits };
 }
 
+/* The digits at *c (before e), at most four; -1 past that. */
+static long version_part(const char **c, const char *e)
+{
+	long v = 0;
+	int n = 0;
+	for (; *c < e && **c >= '0' && **c <= '9'; (*c)++)
+		if (++n <= 4)
+			v = v * 10 + (**c - '0');
+	return n <= 4 ? v : -1;
+}
+
 static void on_version(model *m, proc *p, const match *mt)
 {
 	slice v = match_cap(mt, CAPT_VERSION);
@@ -983,14 +994,11 @@ static void on_version(model *m, proc *p, const match *mt)
 	p->version_short = intern_get(&m->str, shortv);
 	long at = slice_find(v, "+cuda", 5);
 	if (at >= 0) {
-		long maj = 0, min = 0;
 		const char *c = v.p + at + 5, *e = v.p + v.n;
-		while (c < e && *c >= '0' && *c <= '9')
-			maj = maj * 10 + (*c++ - '0');
-		if (c < e && *c == '.')
-			for (c++; c < e && *c >= '0' && *c <= '9';)
-				min = min * 10 + (*c++ - '0');
-		p->cuda_build = (int)(maj * 1000 + min * 10);
+		long maj = version_part(&c, e), min = c < e && *c == '.' ? (c++, version_part(&c, e)) : 0;
+		/* a part of more than four digits is no CUDA version */
+		if (maj >= 0 && min >= 0)
+			p->cuda_build = (int)(maj * 1000 + min * 10);
 	}
 	evref_here(m, &p->ev_version);
 }
