@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../ingest/setup.h"
+#include "../rules/gate.h"
 #include "../util/escape.h"
 #include "commands.h"
 #include "completions.h"
@@ -121,6 +122,11 @@ int main(int argc, char **argv)
 		printf("ncclog %s\nknows the NCCL log formats of NCCL 2.0 to 2.30 (pre-2.3 lines without the NCCL "
 		       "token included), PyTorch's from 1.8, and Flight Recorder dumps of 2.3 to 2.10\n",
 		       NCCLOG_VERSION);
+		const char *hs = gate_accelerator();
+		if (hs) {
+			int n = (int)strcspn(hs, " "); /* the version, not the build date */
+			printf("scans the rules' literals of large inputs with Vectorscan %.*s\n", n, hs);
+		}
 		return 0;
 	}
 	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {

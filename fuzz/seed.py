@@ -2,7 +2,7 @@
 """Writes the seed corpora of the fuzz targets from samples/ and rules/.
 
 usage: seed.py OUTDIR   (makes OUTDIR/lines, OUTDIR/rules, OUTDIR/analyze, OUTDIR/pickle,
-                          OUTDIR/source, OUTDIR/redact, OUTDIR/system, OUTDIR/merge)
+                          OUTDIR/source, OUTDIR/redact, OUTDIR/system, OUTDIR/merge, OUTDIR/gate)
 
 Seeds are cut to a few KiB so that the fuzzers stay fast. The source
 target also starts from the files in fuzz/seeds/source (every gzip and zstd
@@ -85,6 +85,19 @@ def main():
             write(out / "source", gzip.compress(c, mtime=0))
     system_seeds(out / "system", logs)
     merge_seeds(out / "merge", logs)
+    gate_seeds(out / "gate", logs)
+
+
+def gate_seeds(d, files):
+    """The rules' literals, some at a time, over pieces of the samples: a
+    knob byte, the literals a line each, a blank line, the text."""
+    lits = sorted({g for p in (ROOT / "rules").glob("[0-9]*.json") for r in json.loads(p.read_bytes())["rules"]
+                   for g in (r["gate"] if isinstance(r["gate"], list) else [r["gate"]])})
+    for i, p in enumerate(files[::2]):
+        some = lits[i * 7 % len(lits):][:40] + lits[:5]
+        head = "\n".join(some).encode() + b"\n\n"
+        for c in chunks(p.read_bytes(), MAX // 2)[:1]:
+            write(d, bytes([i % 256]) + head + c)
 
 
 def system_seeds(d, files):

@@ -314,6 +314,16 @@ static void add_item(item **v, size_t *n, size_t *cap, item it)
 	(*v)[(*n)++] = it;
 }
 
+/* The gate's engine for `bytes` of input; NCCLOG_GATE=own or vectorscan
+ * picks one whatever the size, to compare them. */
+static void choose_gate(ruleset *rs, uint64_t bytes)
+{
+	const char *e = getenv("NCCLOG_GATE");
+	if (e && strcmp(e, "own") == 0)
+		return;
+	ruleset_accelerate(rs, e && strcmp(e, "vectorscan") == 0 ? UINT64_MAX : bytes);
+}
+
 size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *rs, redactor *rd,
 		     parallel_error_fn err, void *ctx)
 {
@@ -329,6 +339,12 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 	 * file is opened once), and read after the logs */
 	const structured_kind **dump = xcalloc(n ? n : 1, sizeof *dump);
 	if (jobs <= 1 || rd || base) {
+		uint64_t bytes = 0;
+		struct stat st;
+		for (size_t i = 0; i < n; i++)
+			if (stat(paths[i], &st) == 0 && S_ISREG(st.st_mode))
+				bytes += (uint64_t)st.st_size;
+		choose_gate(rs, bytes);
 		strbuf e = { 0 };
 		for (size_t i = 0; i < n; i++) {
 			sb_clear(&e);
@@ -389,6 +405,7 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 	}
 	free(sizes);
 	free(nparts);
+	choose_gate(rs, (uint64_t)total); /* before the threads' clones */
 	/* The merging thread reads too, whenever the item it merges next is
 	 * not done: jobs threads in all. */
 	static const pool_ops ops = { thread_begin, thread_end, item_read, item_merge, NULL };

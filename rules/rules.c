@@ -83,8 +83,7 @@ void ruleset_free(ruleset *rs)
 	for (size_t i = 0; i < rs->n && !rs->clone; i++)
 		rule_free(&rs->v[i]);
 	free(rs->v);
-	if (!rs->clone)
-		gate_free(rs->g);
+	gate_free(rs->g); /* a clone's handle shares the tables */
 	pcre2_match_context_free(rs->mctx);
 	pcre2_match_data_free(rs->md);
 	if (!rs->clone)
@@ -644,11 +643,17 @@ void ruleset_clone(ruleset *dst, const ruleset *src)
 	dst->n = dst->cap = src->n;
 	dst->v = xmalloc((src->n ? src->n : 1) * sizeof *dst->v);
 	memcpy(dst->v, src->v, src->n * sizeof *dst->v);
-	dst->g = src->g;
+	dst->g = src->g ? gate_clone(src->g) : NULL;
 	dst->cand = xcalloc(src->n ? src->n : 1, sizeof *dst->cand);
 	dst->stamp = xcalloc(src->n ? src->n : 1, sizeof *dst->stamp);
 	dst->dead = xcalloc(src->n ? src->n : 1, sizeof *dst->dead);
 	dst->memo = memo_new(src->n);
+}
+
+void ruleset_accelerate(ruleset *rs, uint64_t bytes)
+{
+	if (rs->g && !rs->clone)
+		gate_accelerate(rs->g, bytes);
 }
 
 static void on_gate_hit(void *ctx, int ri)

@@ -136,6 +136,9 @@ void ruleset_absorb(ruleset *dst, const ruleset *clone);
 /* Scans a line with the gate; returns the number of candidate rules and
  * sets rs->record_hint. */
 size_t ruleset_gate(ruleset *rs, slice line);
+/* Lets the gate scan with what pays off over `bytes` of input (see
+ * gate_accelerate); the rules find the same either way. */
+void ruleset_accelerate(ruleset *rs, uint64_t bytes);
 /* As ruleset_gate, from the values of the literals a scan of a larger
  * buffer found in the line (vals[0..n), repeats allowed). */
 size_t ruleset_gate_found(ruleset *rs, const int *vals, size_t n);

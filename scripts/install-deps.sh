@@ -6,6 +6,10 @@ pkgs="meson ninja-build gcc pkg-config libpcre2-dev libcjson-dev libncurses-dev 
 	zlib1g-dev libzstd-dev zstd gzip cmark-gfm man-db groff-base zsh
 	clang libclang-rt-14-dev valgrind time iproute2
 	chromium fonts-dejavu-core"
+# Vectorscan, where Debian builds it: the gate scans large inputs with it
+case "$(dpkg --print-architecture 2>/dev/null)" in
+amd64 | arm64 | ppc64el) pkgs="$pkgs libvectorscan-dev" ;;
+esac
 missing=""
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

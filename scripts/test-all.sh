@@ -17,7 +17,7 @@ done
 # a short fixed-budget run of each libFuzzer target (clang)
 echo "== build-fuzz"
 [ -d build-fuzz ] || CC=clang meson setup build-fuzz -Dfuzz=true >/dev/null
-meson compile -C build-fuzz fuzz/fuzz_lines fuzz/fuzz_rules fuzz/fuzz_analyze fuzz/fuzz_pickle fuzz/fuzz_source fuzz/fuzz_redact fuzz/fuzz_system fuzz/fuzz_merge ncclog >/dev/null
+meson compile -C build-fuzz fuzz/fuzz_lines fuzz/fuzz_rules fuzz/fuzz_analyze fuzz/fuzz_pickle fuzz/fuzz_source fuzz/fuzz_redact fuzz/fuzz_system fuzz/fuzz_merge fuzz/fuzz_gate ncclog >/dev/null
 meson test -C build-fuzz --no-rebuild --suite fuzz --print-errorlogs || status=1
 grep -h '^fuzz ' build-fuzz/fuzz/run-*/summary 2>/dev/null || true
 # one closing line over all builds

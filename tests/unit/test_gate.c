@@ -30,7 +30,7 @@ static void at(void *ctx, int v, size_t start, size_t len, size_t pos)
 
 /* Scanning a buffer in pieces reports what one scan does, each once,
  * with where it starts. */
-static void check_pieces(checks *c, const gate *g, const slice *pats, slice s, size_t step)
+static void check_pieces(checks *c, gate *g, const slice *pats, slice s, size_t step)
 {
 	found whole = { .order = true }, parts = { .order = true };
 	gate_scan_at(g, s, 0, s.n, at, &whole);
@@ -65,7 +65,7 @@ static void count_many(void *ctx, int v)
 /* Hundreds of literals of log-like text, some sharing their bytes, in
  * lines of log-like noise: the gate finds exactly what a naive search
  * does, each occurrence once, overlapping ones included. */
-static void check_many(checks *c)
+static void check_many(checks *c, gate_engine engine)
 {
 	static const char alpha[] = "NCCL_ INFO WARN comm rank error 0123456789:[]/.-=abcdefghijklmnopqrstuvwxyz";
 	static char store[MANY][24];
@@ -81,7 +81,7 @@ static void check_many(checks *c)
 		pats[k] = (slice){ store[k], n };
 		vals[k] = k;
 	}
-	gate *g = gate_build(pats, vals, MANY);
+	gate *g = gate_build_as(pats, vals, MANY, engine);
 	char line[700];
 	int bad = 0;
 	for (int round = 0; round < 300 && !bad; round++) {
@@ -106,16 +106,41 @@ static void check_many(checks *c)
 		CHECK(c, !bad && total == expect, "%d literals, line %d of %zu bytes: %zu found, %zu there", MANY, round, n,
 		      total, expect);
 	}
+	/* a buffer of such lines longer than the pieces either engine scans at
+	 * a time, in pieces of the pipeline's size and of odd sizes */
+	static char big[70000];
+	for (size_t i = 0; i < sizeof big; i++)
+		big[i] = (i % 97 == 96) ? '\n' : alpha[next(&st) % (sizeof alpha - 1)];
+	for (int k = 0; k < 400; k++) {
+		const slice *lit = &pats[next(&st) % MANY];
+		memcpy(big + next(&st) % (sizeof big - lit->n), lit->p, lit->n);
+	}
+	check_pieces(c, g, pats, (slice){ big, sizeof big }, 4096);
+	check_pieces(c, g, pats, (slice){ big, sizeof big }, 16383);
+	check_pieces(c, g, pats, (slice){ big, sizeof big }, 999);
 	gate_free(g);
 }
 
-int main(void)
+/* A handle cloned for another thread finds what the first does. */
+static void check_clone(checks *c, gate_engine engine)
 {
-	checks cc = { 0 }, *c = &cc;
+	slice pats[] = { SLICE_LIT("NCCL WARN"), SLICE_LIT("Init COMPLETE"), SLICE_LIT("WARN") };
+	int vals[] = { 0, 1, 2 }, a[3] = { 0 }, b[3] = { 0 };
+	gate *g = gate_build_as(pats, vals, 3, engine), *k = gate_clone(g);
+	slice line = SLICE_LIT("x NCCL WARN y Init COMPLETE z WARN");
+	CHECK(c, gate_scan(g, line, count, a) == 4 && gate_scan(k, line, count, b) == 4 && !memcmp(a, b, sizeof a),
+	      "a clone finds the same 4");
+	CHECK(c, !strcmp(gate_engine_name(k), gate_engine_name(g)), "a clone scans as the first: %s", gate_engine_name(k));
+	gate_free(k);
+	gate_free(g);
+}
+
+static void check_engine(checks *c, gate_engine engine)
+{
 	slice pats[] = { SLICE_LIT("hers"), SLICE_LIT("shers"), SLICE_LIT("his "), SLICE_LIT("NCCL WARN"),
 			 SLICE_LIT("WARN"), SLICE_LIT("ab") };
 	int vals[] = { 0, 1, 2, 3, 4, 5 };
-	gate *g = gate_build(pats, vals, 6);
+	gate *g = gate_build_as(pats, vals, 6, engine);
 	int hits[6] = { 0 };
 	size_t n = gate_scan(g, SLICE_LIT("ushers and his NCCL WARN she hershers"), count, hits);
 	CHECK(c, n == 8, "8 occurrences, got %zu", n);
@@ -149,9 +174,26 @@ int main(void)
 		bin[i] = (char)i;
 	CHECK(c, gate_scan(g, (slice){ bin, sizeof bin }, count, hits) == 0, "binary bytes hit nothing");
 	gate_free(g);
-	g = gate_build(NULL, NULL, 0);
+	g = gate_build_as(NULL, NULL, 0, engine);
 	CHECK(c, gate_scan(g, SLICE_LIT("abc"), count, hits) == 0, "empty gate");
-	check_many(c);
+	gate_free(g);
+	check_many(c, engine);
+	check_clone(c, engine);
+}
+
+int main(void)
+{
+	checks cc = { 0 }, *c = &cc;
+	check_engine(c, GATE_OWN);
+	check_engine(c, GATE_VECTORSCAN);
+	slice one = SLICE_LIT("NCCL WARN");
+	int v = 0;
+	gate *g = gate_build_as(&one, &v, 1, GATE_OWN);
+	CHECK(c, !strcmp(gate_engine_name(g), "own"), "asked for the own scan: %s", gate_engine_name(g));
+	CHECK(c, !gate_accelerate(g, 1ull << 40), "one literal is not worth a compile");
+	gate_free(g);
+	g = gate_build_as(&one, &v, 1, GATE_VECTORSCAN);
+	printf("gate: the accelerated engine here is %s\n", gate_engine_name(g));
 	gate_free(g);
 	return check_done(c, "gate");
 }
