@@ -7,7 +7,7 @@
  * straddle: longer than any gate literal. */
 #define SEAM 64
 /* Positions the gate scans ahead of the lines at a time. */
-#define SCAN_BLOCK 4096
+#define SCAN_BLOCK 32768
 /* Literals found and not yet used, at most: past that (a hostile line of
  * one literal over and over) the lines there are gated on their own. */
 #define FOUND_MAX 4096
