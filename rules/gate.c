@@ -1,4 +1,5 @@
 #include "gate.h"
+#include "grams.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -124,15 +125,18 @@ static window *win_slot(const gate *g, uint32_t key)
 }
 
 /* Each literal's window starts where its first three bytes are rarest in
- * log text; a window already taken by another literal adds nothing to the
- * vector tables. */
+ * log text, and off the 4-byte sequences that are common there though
+ * their bytes are not ("rank", "node", "NFO "): each place a window occurs
+ * costs an exact lookup. A window already taken by another literal adds
+ * nothing to the vector tables. */
 static size_t choose_window(const gate *g, size_t k)
 {
 	const unsigned char *l = (const unsigned char *)g->lit[k];
 	double best = 1e300;
 	size_t at = 0;
 	for (size_t i = 0; i + WIN <= g->len[k]; i++) {
-		double w = (double)byte_freq[l[i]] * byte_freq[l[i + 1]] * byte_freq[l[i + 2]];
+		double w = (double)byte_freq[l[i]] * byte_freq[l[i + 1]] * byte_freq[l[i + 2]] *
+			   (1 + 0.1 * grams_freq(l + i));
 		uint32_t t = load32(l + i);
 		if (win_slot(g, t)->head >= 0)
 			w *= 0.75;
