@@ -65,6 +65,7 @@ static void rule_free(rule *r)
 		free(r->gates[i]);
 	free(r->gates);
 	pcre2_code_free(r->re);
+	pcre2_code_free(r->jre);
 	free(r->finding);
 	free(r->title);
 	free(r->message);
@@ -80,8 +81,12 @@ static void rule_free(rule *r)
 
 void ruleset_free(ruleset *rs)
 {
-	for (size_t i = 0; i < rs->n && !rs->clone; i++)
-		rule_free(&rs->v[i]);
+	for (size_t i = 0; i < rs->n; i++) {
+		if (!rs->clone)
+			rule_free(&rs->v[i]);
+		else
+			pcre2_code_free(rs->v[i].jre);
+	}
 	free(rs->v);
 	gate_free(rs->g); /* a clone's handle shares the tables */
 	pcre2_match_context_free(rs->mctx);
@@ -228,8 +233,6 @@ static int compile_pattern(loadctx *lc, rule *r, const char *pat)
 		snprintf(detail, sizeof detail, "%s", (char *)msg);
 		return fail_at(lc, jsonpos_string_byte(lc->text, off, at), "pattern: ", detail);
 	}
-	/* JIT is an optimisation: without it (no JIT on this CPU) matching still works. */
-	r->jit = pcre2_jit_compile(r->re, PCRE2_JIT_COMPLETE) == 0;
 	uint32_t opts = 0;
 	pcre2_pattern_info(r->re, PCRE2_INFO_ALLOPTIONS, &opts);
 	r->anchored = (opts & PCRE2_ANCHORED) != 0;
@@ -643,6 +646,8 @@ void ruleset_clone(ruleset *dst, const ruleset *src)
 	dst->n = dst->cap = src->n;
 	dst->v = xmalloc((src->n ? src->n : 1) * sizeof *dst->v);
 	memcpy(dst->v, src->v, src->n * sizeof *dst->v);
+	for (size_t i = 0; i < src->n; i++)
+		dst->v[i].jre = NULL; /* it makes JIT copies of its own */
 	dst->g = src->g ? gate_clone(src->g) : NULL;
 	dst->cand = xcalloc(src->n ? src->n : 1, sizeof *dst->cand);
 	dst->stamp = xcalloc(src->n ? src->n : 1, sizeof *dst->stamp);
@@ -795,13 +800,31 @@ static void dead_learn(ruleset *rs, size_t ri, slice text)
 	d->len[k] = (unsigned char)hi;
 }
 
+/* A copy of the rule's pattern for the JIT, made when the rule first runs:
+ * most rules of a large table never do, and a compile costs what ~50
+ * matches cost. Every match goes through the JIT, so its match limits are
+ * the ones that count, on any thread. JIT is an optimisation: without it
+ * (no JIT on this CPU) matching still works. */
+static void jit_compile(rule *r)
+{
+	if (r->jre || r->nojit)
+		return;
+	r->jre = pcre2_code_copy(r->re);
+	if (r->jre && pcre2_jit_compile(r->jre, PCRE2_JIT_COMPLETE) == 0)
+		return;
+	pcre2_code_free(r->jre);
+	r->jre = NULL;
+	r->nojit = true;
+}
+
 /* Matches rule ri over text into m; returns PCRE2's code (>= 0: a match). */
 static int run_rule(ruleset *rs, size_t ri, slice text, match *m)
 {
 	rule *r = &rs->v[ri];
+	jit_compile(r);
 	/* the JIT's own entry: what pcre2_match would call, without its checks
 	 * of options that no rule uses (a fifth of a match's cost) */
-	int rc = r->jit ? pcre2_jit_match(r->re, (PCRE2_SPTR)text.p, text.n, 0, 0, rs->md, rs->mctx)
+	int rc = r->jre ? pcre2_jit_match(r->jre, (PCRE2_SPTR)text.p, text.n, 0, 0, rs->md, rs->mctx)
 			: pcre2_match(r->re, (PCRE2_SPTR)text.p, text.n, 0, 0, rs->md, rs->mctx);
 	if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT) {
 		/* this line only: no line may switch a rule off for the rest of the run */

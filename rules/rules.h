@@ -40,8 +40,11 @@ typedef struct rule {
 	int file;           /* its file in the set's files */
 	char **gates;
 	size_t ngates;
-	pcre2_code *re;
-	bool jit;           /* re is JIT-compiled: matched through pcre2_jit_match */
+	pcre2_code *re;     /* never JIT-compiled: every thread reads it */
+	/* a JIT-compiled copy of re, this rule set's own (a clone makes its
+	 * own), made when the rule first runs */
+	pcre2_code *jre;
+	bool nojit;         /* JIT failed (no JIT on this CPU): re serves */
 	bool anchored;      /* every match starts where the text does (PCRE2 found it anchored) */
 	char *finding;      /* finding id it reports, or NULL */
 	enum severity severity;
