@@ -314,9 +314,7 @@ static void add_item(item **v, size_t *n, size_t *cap, item it)
 	(*v)[(*n)++] = it;
 }
 
-/* The gate's engine for `bytes` of input; NCCLOG_GATE=own or vectorscan
- * picks one whatever the size, to compare them. */
-static void choose_gate(ruleset *rs, uint64_t bytes)
+void parallel_choose_gate(ruleset *rs, uint64_t bytes)
 {
 	const char *e = getenv("NCCLOG_GATE");
 	if (e && strcmp(e, "own") == 0)
@@ -344,7 +342,7 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 		for (size_t i = 0; i < n; i++)
 			if (stat(paths[i], &st) == 0 && S_ISREG(st.st_mode))
 				bytes += (uint64_t)st.st_size;
-		choose_gate(rs, bytes);
+		parallel_choose_gate(rs, bytes);
 		strbuf e = { 0 };
 		for (size_t i = 0; i < n; i++) {
 			sb_clear(&e);
@@ -405,7 +403,7 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 	}
 	free(sizes);
 	free(nparts);
-	choose_gate(rs, (uint64_t)total); /* before the threads' clones */
+	parallel_choose_gate(rs, (uint64_t)total); /* before the threads' clones */
 	/* The merging thread reads too, whenever the item it merges next is
 	 * not done: jobs threads in all. */
 	static const pool_ops ops = { thread_begin, thread_end, item_read, item_merge, NULL };

@@ -21,6 +21,9 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 void parallel_model_like(model *m, const model *proto);
 /* A reading thread's own copy of rs, for matching without a lock. */
 ruleset *parallel_rules_clone(ruleset *rs);
+/* Picks the gate's engine for `bytes` of input, before any clone;
+ * NCCLOG_GATE=own or vectorscan picks one whatever the size. */
+void parallel_choose_gate(ruleset *rs, uint64_t bytes);
 /* Folds a copy's counts back into rs and frees the copy; with only one
  * thread at a time doing so. */
 void parallel_rules_fold(ruleset *rs, ruleset *copy);

@@ -375,6 +375,7 @@ int load_files(model *m, ruleset *rs, char **paths, size_t n, int jobs, lineidx 
 		nlogs += how[i] != HOW_DUMP;
 		piped |= how[i] != HOW_DUMP && (stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode));
 	}
+	parallel_choose_gate(rs, total);
 	/* a pipe is read on this thread, which sees an interrupt while the
 	 * pipe's writer is quiet */
 	if (jobs > 1 && nlogs > 1 && !piped)
