@@ -271,7 +271,7 @@ static void group_windows(gate *g)
 #ifdef NCCLOG_VECTORSCAN
 /* A match of one piece of the buffer, as the own scan would report it. */
 typedef struct hsfound {
-	size_t at, start, len;
+	size_t at, start, len, seq; /* seq: the order Vectorscan gave */
 	int val;
 } hsfound;
 
@@ -602,8 +602,17 @@ static int on_hs(unsigned id, unsigned long long from, unsigned long long to, un
 		return 0; /* the piece before reported it */
 	if (g->fn == g->fcap)
 		grow(&g->fv, &g->fcap, g->fn, sizeof *g->fv);
-	g->fv[g->fn++] = (hsfound){ end - 1, end - len, len, g->val[id] };
+	g->fv[g->fn] = (hsfound){ end - 1, end - len, len, g->fn, g->val[id] };
+	g->fn++;
 	return 0;
+}
+
+static int cmp_found(const void *x, const void *y)
+{
+	const hsfound *a = x, *b = y;
+	if (a->at != b->at)
+		return a->at < b->at ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 /* The occurrences that end in [from, to), in the order of their last
@@ -617,13 +626,11 @@ static size_t scan_hs(gate *g, slice s, size_t from, size_t to, gate_at_fn hit, 
 		g->fn = 0;
 		if (hs_scan(g->hs, s.p + h.base, (unsigned)(b - h.base), 0, g->scratch, on_hs, &h) != HS_SUCCESS)
 			return hits; /* no error is possible with this callback */
-		for (size_t i = 1; i < g->fn; i++) {
-			hsfound f = g->fv[i];
-			size_t j = i;
-			for (; j > 0 && g->fv[j - 1].at > f.at; j--)
-				g->fv[j] = g->fv[j - 1];
-			g->fv[j] = f;
-		}
+		bool sorted = true;
+		for (size_t i = 1; i < g->fn && sorted; i++)
+			sorted = g->fv[i - 1].at <= g->fv[i].at;
+		if (!sorted)
+			qsort(g->fv, g->fn, sizeof *g->fv, cmp_found);
 		for (size_t i = 0; i < g->fn; i++)
 			hit(ctx, g->fv[i].val, g->fv[i].start, g->fv[i].len, g->fv[i].at);
 		hits += g->fn;
