@@ -337,9 +337,10 @@ size_t parallel_read(char *const *paths, size_t n, int jobs, model *m, ruleset *
 	 * file is opened once), and read after the logs */
 	const structured_kind **dump = xcalloc(n ? n : 1, sizeof *dump);
 	if (jobs <= 1 || rd || base) {
+		/* the sizes only where they can change the engine */
 		uint64_t bytes = 0;
 		struct stat st;
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n && ruleset_accelerable(rs); i++)
 			if (stat(paths[i], &st) == 0 && S_ISREG(st.st_mode))
 				bytes += (uint64_t)st.st_size;
 		parallel_choose_gate(rs, bytes);

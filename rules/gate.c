@@ -29,11 +29,11 @@
  * The vector cost does not grow with the literal count, and the bitmap
  * keeps the rest nearly flat.
  *
- * Built with Vectorscan, the gate hands the scan to it: its literal
- * matchers (FDR) stay fast with thousands of literals, where eight nibble
- * buckets fill up. Its matches are sorted into the order the own scan
- * gives, and the own tables stay as the fallback, so the two report the
- * same occurrences. */
+ * Built with Vectorscan, the gate hands a large input with a large table
+ * to it (gate_accelerate): its literal matchers (FDR) stay fast with
+ * thousands of literals, where eight nibble buckets fill up. Its matches
+ * are sorted into the order the own scan gives, and the own tables stay as
+ * the fallback, so the two report the same occurrences. */
 
 #define GATE_MIN 4 /* shortest literal; the rule loader refuses shorter ones */
 #define WIN 4      /* bytes of a window */
@@ -371,10 +371,20 @@ gate *gate_build_as(const slice *pats, const int *vals, size_t n, gate_engine en
 	return g;
 }
 
+bool gate_accelerable(const gate *g)
+{
+#ifdef NCCLOG_VECTORSCAN
+	return g->n >= HS_MIN_LITERALS;
+#else
+	(void)g;
+	return false;
+#endif
+}
+
 bool gate_accelerate(gate *g, uint64_t bytes)
 {
 #ifdef NCCLOG_VECTORSCAN
-	if (!g->clone && !g->hs && (bytes == UINT64_MAX || (g->n >= HS_MIN_LITERALS && bytes >= HS_MIN_BYTES)))
+	if (!g->clone && !g->hs && (bytes == UINT64_MAX || (gate_accelerable(g) && bytes >= HS_MIN_BYTES)))
 		hs_build(g);
 	return g->hs != NULL;
 #else

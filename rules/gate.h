@@ -21,6 +21,9 @@ gate *gate_build_as(const slice *pats, const int *vals, size_t n, gate_engine en
  * count); before any clone. True when Vectorscan scans. The occurrences
  * found are the same either way. */
 bool gate_accelerate(gate *g, uint64_t bytes);
+/* Whether some size of input would hand the scan to Vectorscan: an input's
+ * size need not be looked up when not. */
+bool gate_accelerable(const gate *g);
 /* A handle for another thread, sharing g's tables; free it before g. */
 gate *gate_clone(const gate *g);
 /* The Vectorscan this ncclog was built with and can run ("5.4.9 ..."),

@@ -657,8 +657,13 @@ void ruleset_clone(ruleset *dst, const ruleset *src)
 
 void ruleset_accelerate(ruleset *rs, uint64_t bytes)
 {
-	if (rs->g && !rs->clone)
+	if (rs->g)
 		gate_accelerate(rs->g, bytes);
+}
+
+bool ruleset_accelerable(const ruleset *rs)
+{
+	return rs->g && gate_accelerable(rs->g);
 }
 
 static void on_gate_hit(void *ctx, int ri)

@@ -142,6 +142,8 @@ size_t ruleset_gate(ruleset *rs, slice line);
 /* Lets the gate scan with what pays off over `bytes` of input (see
  * gate_accelerate); the rules find the same either way. */
 void ruleset_accelerate(ruleset *rs, uint64_t bytes);
+/* Whether some size of input would change the gate's engine. */
+bool ruleset_accelerable(const ruleset *rs);
 /* As ruleset_gate, from the values of the literals a scan of a larger
  * buffer found in the line (vals[0..n), repeats allowed). */
 size_t ruleset_gate_found(ruleset *rs, const int *vals, size_t n);
