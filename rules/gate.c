@@ -158,60 +158,166 @@ static double nib_p(unsigned set, const double *f)
 	return p;
 }
 
-/* The share of positions that pass bucket k's tables. */
-static double bucket_p(const unsigned (*lo)[TB], const unsigned (*hi)[TB], int k, const double *flo, const double *fhi)
+/* The buckets being filled. A bucket's tables, or a 4-byte sequence, is
+ * also a set of 128 bits: for byte j, bit lo of its low nibble and bit
+ * 16 + hi of its high nibble, at 32 * j; a sequence passes a bucket when
+ * its bits are inside the bucket's. */
+typedef struct filling {
+	unsigned lo[BUCKETS][TB], hi[BUCKETS][TB];
+	uint64_t m[BUCKETS][2];
+	double flo[16], fhi[16]; /* the share of log bytes with each nibble */
+	/* the common sequences (grams.c): their bits, their counts per 65536
+	 * positions, and for each bit the sequences that have it */
+	uint64_t (*gm)[2];
+	unsigned *gf;
+	uint32_t bitfirst[129], *bitseq;
+} filling;
+
+static void seq_bits(const unsigned char *by, uint64_t *m)
+{
+	m[0] = m[1] = 0;
+	for (int j = 0; j < TB; j++)
+		m[j / 2] |= ((uint64_t)1 << (by[j] & 15) | (uint64_t)1 << (16 + (by[j] >> 4))) << (32 * (j % 2));
+}
+
+/* The share of positions that pass these nibble sets, were bytes
+ * independent. */
+static double indep_p(const filling *f, const unsigned *lo, const unsigned *hi)
 {
 	double p = 1;
 	for (int j = 0; j < TB; j++)
-		p *= nib_p(lo[k][j], flo) * nib_p(hi[k][j], fhi);
+		p *= nib_p(lo[j], f->flo) * nib_p(hi[j], f->fhi);
 	return p;
 }
 
+static void bucket_add(filling *f, int k, const unsigned char *by)
+{
+	uint64_t w[2];
+	seq_bits(by, w);
+	f->m[k][0] |= w[0];
+	f->m[k][1] |= w[1];
+	for (int j = 0; j < TB; j++) {
+		f->lo[k][j] |= 1u << (by[j] & 15);
+		f->hi[k][j] |= 1u << (by[j] >> 4);
+	}
+}
+
+/* How much the share of positions that pass bucket k grows with the
+ * window by: by the nibbles' frequencies, as if bytes were independent,
+ * plus the common 4-byte sequences that come to pass, which they are not
+ * ("NCCL", "NFO ", " via "): each costs a lookup wherever it occurs. A
+ * sequence comes to pass when the bits it lacks are all new; it is
+ * counted at the lowest of them. */
+static double bucket_growth(const filling *f, int k, const unsigned char *by)
+{
+	uint64_t w[2];
+	seq_bits(by, w);
+	uint64_t nw[2] = { w[0] & ~f->m[k][0], w[1] & ~f->m[k][1] };
+	if (!nw[0] && !nw[1])
+		return 0;
+	unsigned lo[TB], hi[TB];
+	for (int j = 0; j < TB; j++) {
+		lo[j] = f->lo[k][j] | 1u << (by[j] & 15);
+		hi[j] = f->hi[k][j] | 1u << (by[j] >> 4);
+	}
+	double d = indep_p(f, lo, hi) - indep_p(f, f->lo[k], f->hi[k]);
+	uint64_t seqs = 0;
+	for (int word = 0; word < 2; word++)
+		for (uint64_t bits = nw[word]; bits; bits &= bits - 1) {
+			int b = 64 * word + __builtin_ctzll(bits);
+			for (uint32_t x = f->bitfirst[b]; x < f->bitfirst[b + 1]; x++) {
+				const uint64_t *g = f->gm[f->bitseq[x]];
+				uint64_t l0 = g[0] & ~f->m[k][0], l1 = g[1] & ~f->m[k][1];
+				if ((l0 & ~nw[0]) || (l1 & ~nw[1]))
+					continue; /* it lacks a bit the window does not bring */
+				int lowest = l0 ? __builtin_ctzll(l0) : 64 + __builtin_ctzll(l1);
+				if (lowest == b)
+					seqs += f->gf[f->bitseq[x]];
+			}
+		}
+	return d + (double)seqs / 65536;
+}
+
+/* Puts the window by where it raises the share that passes least. */
+static int bucket_place(filling *f, const unsigned char *by)
+{
+	int best = 0;
+	double bestd = 1e300;
+	for (int k = 0; k < BUCKETS && bestd > 0; k++) {
+		double d = bucket_growth(f, k, by);
+		if (d < bestd) {
+			bestd = d;
+			best = k;
+		}
+	}
+	bucket_add(f, best, by);
+	return best;
+}
+
+/* The common sequences, by bit. */
+static void index_grams(filling *f)
+{
+	size_t n = grams_count();
+	f->gm = xcalloc(n, sizeof *f->gm);
+	f->gf = xcalloc(n, sizeof *f->gf);
+	f->bitseq = xcalloc(n * 2 * TB, sizeof *f->bitseq);
+	uint32_t count[128] = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		seq_bits(grams_entry(i, &f->gf[i]), f->gm[i]);
+		for (int b = 0; b < 128; b++)
+			count[b] += f->gm[i][b / 64] >> (b % 64) & 1;
+	}
+	for (int b = 0; b < 128; b++)
+		f->bitfirst[b + 1] = f->bitfirst[b] + count[b];
+	memset(count, 0, sizeof count);
+	for (size_t i = 0; i < n; i++)
+		for (int b = 0; b < 128; b++)
+			if (f->gm[i][b / 64] >> (b % 64) & 1)
+				f->bitseq[f->bitfirst[b] + count[b]++] = (uint32_t)i;
+}
+
 /* Puts the distinct windows into buckets, commonest first, each where it
- * raises the share of positions that pass the tables least. */
+ * raises the share of positions that pass the tables least; then, twice,
+ * window by window, moves each to where it costs least among all the
+ * others. */
 static void fill_buckets(gate *g, const uint32_t *tri, size_t ntri)
 {
-	double flo[16] = { 0 }, fhi[16] = { 0 }, total = 0;
+	filling *f = xcalloc(1, sizeof *f);
+	double total = 0;
 	for (int c = 0; c < 256; c++)
 		total += byte_freq[c];
 	for (int c = 0; c < 256; c++) {
-		flo[c & 15] += byte_freq[c] / total;
-		fhi[c >> 4] += byte_freq[c] / total;
+		f->flo[c & 15] += byte_freq[c] / total;
+		f->fhi[c >> 4] += byte_freq[c] / total;
 	}
-	unsigned lo[BUCKETS][TB] = { { 0 } }, hi[BUCKETS][TB] = { { 0 } };
-	for (size_t i = 0; i < ntri; i++) {
-		unsigned char by[4];
-		memcpy(by, &tri[i], 4);
-		int best = 0;
-		double bestd = 1e300;
-		for (int k = 0; k < BUCKETS; k++) {
-			double before = bucket_p(lo, hi, k, flo, fhi);
-			unsigned l2[BUCKETS][TB], h2[BUCKETS][TB];
-			memcpy(l2, lo, sizeof lo);
-			memcpy(h2, hi, sizeof hi);
-			for (int j = 0; j < TB; j++) {
-				l2[k][j] |= 1u << (by[j] & 15);
-				h2[k][j] |= 1u << (by[j] >> 4);
-			}
-			double d = bucket_p((const unsigned (*)[TB])l2, (const unsigned (*)[TB])h2, k, flo, fhi) - before;
-			if (d < bestd) {
-				bestd = d;
-				best = k;
-			}
+	index_grams(f);
+	int *in = xcalloc(ntri ? ntri : 1, sizeof *in);
+	for (size_t i = 0; i < ntri; i++)
+		in[i] = bucket_place(f, (const unsigned char *)&tri[i]);
+	for (int sweep = 0; sweep < 2; sweep++)
+		for (size_t i = 0; i < ntri; i++) {
+			int k = in[i];
+			memset(f->lo[k], 0, sizeof f->lo[k]);
+			memset(f->hi[k], 0, sizeof f->hi[k]);
+			f->m[k][0] = f->m[k][1] = 0;
+			for (size_t o = 0; o < ntri; o++)
+				if (o != i && in[o] == k)
+					bucket_add(f, k, (const unsigned char *)&tri[o]);
+			in[i] = bucket_place(f, (const unsigned char *)&tri[i]);
 		}
-		for (int j = 0; j < TB; j++) {
-			lo[best][j] |= 1u << (by[j] & 15);
-			hi[best][j] |= 1u << (by[j] >> 4);
-		}
-	}
 	for (int k = 0; k < BUCKETS; k++)
 		for (int j = 0; j < TB; j++)
 			for (int v = 0; v < 16; v++) {
-				if (lo[k][j] >> v & 1)
+				if (f->lo[k][j] >> v & 1)
 					g->lo[j][v] |= (unsigned char)(1u << k);
-				if (hi[k][j] >> v & 1)
+				if (f->hi[k][j] >> v & 1)
 					g->hi[j][v] |= (unsigned char)(1u << k);
 			}
+	free(in);
+	free(f->gm);
+	free(f->gf);
+	free(f->bitseq);
+	free(f);
 }
 
 static double tri_freq(uint32_t t)

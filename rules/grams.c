@@ -634,3 +634,14 @@ unsigned grams_freq(const unsigned char *p)
 	}
 	return 0;
 }
+
+size_t grams_count(void)
+{
+	return sizeof grams / sizeof grams[0];
+}
+
+const unsigned char *grams_entry(size_t i, unsigned *freq)
+{
+	*freq = grams[i].freq;
+	return (const unsigned char *)grams[i].g;
+}
