@@ -827,13 +827,20 @@ static bool find_old_anchor(slice s, size_t from, anchor *a)
 	return false;
 }
 
+/* Field by field: a whole-struct clear compiles to a string store, whose
+ * start-up costs more than the stores themselves, once a line. */
 static void record_reset(record *r, slice s)
 {
-	*r = (record){ 0 };
 	r->text = s;
+	r->level = LV_NONE;
+	r->nccl = r->legacy = false;
+	r->host = r->ts = r->site = r->func = r->body = SLICE_NONE;
 	r->pid = r->tid = -1;
 	r->dev = -1;
+	r->time = 0;
 	r->ln.rank = r->ln.local = -1;
+	r->ln.tag = r->ln.host = SLICE_NONE;
+	r->ln.time = 0;
 }
 
 /* An anchor counts when it has a real prefix, or begins the line. */
@@ -957,12 +964,9 @@ static bool no_launcher(slice x, size_t host_n, bool dot, size_t body)
 	if (is_digit(x.p[0]) && ((x.n > 2 && x.p[2] == ':') || (x.n > 4 && x.p[4] == '-')))
 		return false;
 	/* mpirun's "...2021[1,0]<stderr>:": the prefix up to body holds no '<' */
-	for (size_t k = body; k < 48 && k < x.n; k++)
-		if (x.p[k] == '<') {
-			if (find_std(x, 48) >= 0)
-				return false;
-			break;
-		}
+	size_t lim = x.n < 48 ? x.n : 48;
+	if (body < lim && memchr(x.p + body, '<', lim - body) && find_std(x, 48) >= 0)
+		return false;
 	/* grep's "rank0.log:": a log's name has a dot */
 	if (dot && grep_file_len(x, host_n < 64 ? host_n : 64))
 		return false;

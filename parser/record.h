@@ -17,6 +17,7 @@ typedef struct launch {
 	double time; /* a bracketed timestamp among the prefixes, or 0 */
 } launch;
 
+/* record_reset (record.c) sets each field: a new one is set there too. */
 typedef struct record {
 	slice text;      /* the whole record, prefixes included */
 	enum level level;
