@@ -158,12 +158,11 @@ static double nib_p(unsigned set, const double *f)
 	return p;
 }
 
-/* The buckets being filled. A bucket's tables, or a 4-byte sequence, is
- * also a set of 128 bits: for byte j, bit lo of its low nibble and bit
+/* The buckets being filled. A bucket's nibble sets, or a 4-byte sequence, is
+ * a set of 128 bits: for byte j, bit lo of its low nibble and bit
  * 16 + hi of its high nibble, at 32 * j; a sequence passes a bucket when
  * its bits are inside the bucket's. */
 typedef struct filling {
-	unsigned lo[BUCKETS][TB], hi[BUCKETS][TB];
 	uint64_t m[BUCKETS][2];
 	double flo[16], fhi[16]; /* the share of log bytes with each nibble */
 	/* the common sequences (grams.c): their bits, their counts per 65536
@@ -180,13 +179,19 @@ static void seq_bits(const unsigned char *by, uint64_t *m)
 		m[j / 2] |= ((uint64_t)1 << (by[j] & 15) | (uint64_t)1 << (16 + (by[j] >> 4))) << (32 * (j % 2));
 }
 
-/* The share of positions that pass these nibble sets, were bytes
+/* Byte j's low (hi = 0) or high (hi = 1) nibble set in a set of bits. */
+static unsigned nib_set(const uint64_t *m, int j, int hi)
+{
+	return (unsigned)(m[j / 2] >> (32 * (j % 2) + 16 * hi)) & 0xffff;
+}
+
+/* The share of positions that pass this set of bits, were bytes
  * independent. */
-static double indep_p(const filling *f, const unsigned *lo, const unsigned *hi)
+static double indep_p(const filling *f, const uint64_t *m)
 {
 	double p = 1;
 	for (int j = 0; j < TB; j++)
-		p *= nib_p(lo[j], f->flo) * nib_p(hi[j], f->fhi);
+		p *= nib_p(nib_set(m, j, 0), f->flo) * nib_p(nib_set(m, j, 1), f->fhi);
 	return p;
 }
 
@@ -196,10 +201,6 @@ static void bucket_add(filling *f, int k, const unsigned char *by)
 	seq_bits(by, w);
 	f->m[k][0] |= w[0];
 	f->m[k][1] |= w[1];
-	for (int j = 0; j < TB; j++) {
-		f->lo[k][j] |= 1u << (by[j] & 15);
-		f->hi[k][j] |= 1u << (by[j] >> 4);
-	}
 }
 
 /* How much the share of positions that pass bucket k grows with the
@@ -215,12 +216,8 @@ static double bucket_growth(const filling *f, int k, const unsigned char *by)
 	uint64_t nw[2] = { w[0] & ~f->m[k][0], w[1] & ~f->m[k][1] };
 	if (!nw[0] && !nw[1])
 		return 0;
-	unsigned lo[TB], hi[TB];
-	for (int j = 0; j < TB; j++) {
-		lo[j] = f->lo[k][j] | 1u << (by[j] & 15);
-		hi[j] = f->hi[k][j] | 1u << (by[j] >> 4);
-	}
-	double d = indep_p(f, lo, hi) - indep_p(f, f->lo[k], f->hi[k]);
+	uint64_t after[2] = { f->m[k][0] | w[0], f->m[k][1] | w[1] };
+	double d = indep_p(f, after) - indep_p(f, f->m[k]);
 	uint64_t seqs = 0;
 	for (int word = 0; word < 2; word++)
 		for (uint64_t bits = nw[word]; bits; bits &= bits - 1) {
@@ -297,8 +294,6 @@ static void fill_buckets(gate *g, const uint32_t *tri, size_t ntri)
 	for (int sweep = 0; sweep < 2; sweep++)
 		for (size_t i = 0; i < ntri; i++) {
 			int k = in[i];
-			memset(f->lo[k], 0, sizeof f->lo[k]);
-			memset(f->hi[k], 0, sizeof f->hi[k]);
 			f->m[k][0] = f->m[k][1] = 0;
 			for (size_t o = 0; o < ntri; o++)
 				if (o != i && in[o] == k)
@@ -308,9 +303,9 @@ static void fill_buckets(gate *g, const uint32_t *tri, size_t ntri)
 	for (int k = 0; k < BUCKETS; k++)
 		for (int j = 0; j < TB; j++)
 			for (int v = 0; v < 16; v++) {
-				if (f->lo[k][j] >> v & 1)
+				if (nib_set(f->m[k], j, 0) >> v & 1)
 					g->lo[j][v] |= (unsigned char)(1u << k);
-				if (f->hi[k][j] >> v & 1)
+				if (nib_set(f->m[k], j, 1) >> v & 1)
 					g->hi[j][v] |= (unsigned char)(1u << k);
 			}
 	free(in);
