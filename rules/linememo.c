@@ -1,0 +1,140 @@
+#include "linememo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+linememo *linememo_new(void)
+{
+	linememo *lm = xcalloc(1, sizeof *lm);
+	hashkey_random(&lm->key);
+	lm->key.k[1] |= 1; /* a multiplier: odd, so that no bit is lost */
+	lm->hot = true;    /* judged after the first period */
+	return lm;
+}
+
+void linememo_free(linememo *lm)
+{
+	free(lm);
+}
+
+uint64_t linememo_hash_of(linememo *lm, slice text)
+{
+	lm->skip = LINEMEMO_PROBE - 1;
+	/* keyed, and two words at a time in two lanes: a collision costs a
+	 * scan, never a wrong answer */
+	const uint64_t k = lm->key.k[1];
+	uint64_t a = lm->key.k[0] ^ text.n, b = ~lm->key.k[0], w0, w1;
+	size_t i = 0;
+	for (; i + 16 <= text.n; i += 16) {
+		memcpy(&w0, text.p + i, 8);
+		memcpy(&w1, text.p + i + 8, 8);
+		a = (a ^ w0) * k;
+		b = (b ^ w1) * k;
+	}
+	if (i < text.n) {
+		/* the last bytes, as words that end at the end */
+		if (text.n >= 16) {
+			memcpy(&w0, text.p + text.n - 16, 8);
+			memcpy(&w1, text.p + text.n - 8, 8);
+		} else if (text.n >= 8) {
+			memcpy(&w0, text.p, 8);
+			memcpy(&w1, text.p + text.n - 8, 8);
+		} else {
+			w0 = w1 = 0;
+			memcpy(&w0, text.p, text.n);
+		}
+		a = (a ^ w0) * k;
+		b = (b ^ w1) * k;
+	}
+	/* a product carries a difference only upwards: the finish brings the
+	 * high bits down to the slot's */
+	uint64_t h = a ^ (b >> 31 | b << 33);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h | 1;
+}
+
+/* Two ways a set: a line met again now and then keeps its place while
+ * lines met once (a communicator's own) pass through the other way. */
+static lineent *lookup(linememo *lm, slice text, uint64_t h)
+{
+	size_t set = (size_t)(h & (LINEMEMO_SETS - 1));
+	uint32_t tag = (uint32_t)(h >> 32);
+	for (int w = 0; w < 2; w++) {
+		if (lm->set[set].tag[w] != tag || lm->set[set].len[w] != text.n)
+			continue;
+		lineent *e = &lm->e[set][w];
+		if (memcmp(e->text, text.p, text.n) == 0) {
+			lm->set[set].older = (unsigned char)!w;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/* Hot while one line in four is found again, cold below one in eight:
+ * between the two it stays as it is. */
+static void judge(linememo *lm)
+{
+	if (lm->tries < (lm->hot ? LINEMEMO_PERIOD : LINEMEMO_PERIOD / LINEMEMO_PROBE))
+		return;
+	if (lm->found * 4 >= lm->tries)
+		lm->hot = true;
+	else if (lm->found * 8 < lm->tries)
+		lm->hot = false;
+	lm->tries = lm->found = 0;
+}
+
+const gatehits *linememo_find(linememo *lm, slice text, uint64_t h, memoref *ref)
+{
+	lineent *e = h ? lookup(lm, text, h) : NULL;
+	lm->tries++;
+	if (e) {
+		lm->found++;
+		lm->hits++;
+		*ref = (memoref){ e, e->ver };
+	} else {
+		lm->misses++;
+	}
+	judge(lm);
+	return e ? &e->hits : NULL;
+}
+
+void linememo_put(linememo *lm, slice text, uint64_t h, const gatehits *hits, memoref *ref)
+{
+	if (!h || !text.n || text.n > LINEMEMO_BYTES || hits->overflow)
+		return;
+	size_t set = (size_t)(h & (LINEMEMO_SETS - 1));
+	int w = lm->set[set].older;
+	lineent *e = &lm->e[set][w];
+	lm->set[set].older = (unsigned char)!w;
+	lm->set[set].tag[w] = (uint32_t)(h >> 32);
+	lm->set[set].len[w] = (uint16_t)text.n;
+	e->ver++;
+	e->len = (uint16_t)text.n;
+	e->parsed = e->single = e->matched = false;
+	e->hits = *hits;
+	memcpy(e->text, text.p, text.n);
+	*ref = (memoref){ e, e->ver };
+}
+
+lineent *linememo_entry(memoref ref)
+{
+	return ref.e && ref.e->ver == ref.ver ? ref.e : NULL;
+}
+
+const record *linememo_record(memoref ref)
+{
+	lineent *e = linememo_entry(ref);
+	if (!e)
+		return NULL;
+	if (!e->parsed) {
+		size_t k = record_parse((slice){ e->text, e->len }, &e->rec);
+		e->single = k == 0 || k == e->len;
+		e->parsed = true;
+	}
+	return e->single ? &e->rec : NULL;
+}
