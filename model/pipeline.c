@@ -81,7 +81,10 @@ static size_t gate_line(pipeline *p, slice seg)
 		return ruleset_gate(p->rs, seg);
 	size_t ss = (size_t)(seg.p - cs->buf.p), se = ss + seg.n;
 	if (cs->scanned < se) {
-		size_t to = se - cs->scanned < SCAN_BLOCK ? cs->scanned + SCAN_BLOCK : se;
+		/* while lines repeat, most are gated from the memo: a line at a
+		 * time spares the scan of the ones that are */
+		bool each = p->rs->lines && linememo_hot(p->rs->lines) && gate_scans_short(p->rs->g);
+		size_t to = !each && se - cs->scanned < SCAN_BLOCK ? cs->scanned + SCAN_BLOCK : se;
 		to = to < cs->buf.n ? to : cs->buf.n;
 		gate_scan_at(p->rs->g, cs->buf, cs->scanned, to, on_found, cs);
 		cs->scanned = to;
@@ -103,10 +106,47 @@ static size_t gate_line(pipeline *p, slice seg)
 	return ruleset_gate_found(p->rs, cs->vals, nv);
 }
 
-/* The records of one gated segment: usually one, more when another
- * process's record is glued behind the first. */
-static void analyze(pipeline *p, uint64_t no, uint64_t off, slice seg, size_t cands, const linespan *span)
+/* Gates a segment from the memo when the same line was gated before.
+ * *ref: the line in the memo, when it was looked up or kept there. */
+static size_t gate_known(pipeline *p, slice seg, memoref *ref)
 {
+	linememo *lm = p->rs->lines;
+	uint64_t h = lm ? linememo_hash(lm, seg) : 0;
+	*ref = (memoref){ 0 };
+	const gatehits *kept = h ? linememo_find(lm, seg, h, ref) : NULL;
+	if (kept && ruleset_hits_restore(p->rs, kept)) {
+		chunkscan *cs = &p->cs;
+		/* what its bytes hold is known: the scan goes on after them */
+		if (cs->buf.p && seg.p >= cs->buf.p && seg.p + seg.n <= cs->buf.p + cs->buf.n) {
+			size_t se = (size_t)(seg.p + seg.n - cs->buf.p);
+			if (cs->scanned < se)
+				cs->scanned = se;
+		}
+		return p->rs->ncand;
+	}
+	size_t cands = gate_line(p, seg);
+	/* a line without a hit costs no more to scan than to look up */
+	if (h && (cands || p->rs->record_hint)) {
+		gatehits gh;
+		ruleset_hits_save(p->rs, &gh);
+		linememo_put(lm, seg, h, &gh, ref);
+	}
+	return cands;
+}
+
+/* The records of one gated segment: usually one, more when another
+ * process's record is glued behind the first. ref: the segment in the
+ * line memo, when it is there. */
+static void analyze(pipeline *p, uint64_t no, uint64_t off, slice seg, size_t cands, const linespan *span, memoref ref)
+{
+	const record *kept = span ? NULL : linememo_record(ref);
+	if (kept) {
+		model_record(p->m, p->file, no, off, kept, span);
+		if (cands && kept->body.n)
+			ruleset_match_line(p->rs, ref, kept->body, kept->site, kept->level, on_match, p->m);
+		model_record_end(p->m);
+		return;
+	}
 	size_t at = 0;
 	while (at < seg.n) {
 		record r;
@@ -187,7 +227,8 @@ static void flush_held(pipeline *p)
 	else
 		cands = ruleset_gate(p->rs, text);
 	linespan span = { j->part, j->nparts, j->buf };
-	analyze(p, j->part[0].no, j->part[0].off, text, cands, j->nparts > 1 ? &span : NULL);
+	memoref ref = j->nparts == 1 && !j->tight ? p->held_ref : (memoref){ 0 };
+	analyze(p, j->part[0].no, j->part[0].off, text, cands, j->nparts > 1 ? &span : NULL, ref);
 	join_reset(p->j);
 }
 
@@ -241,7 +282,8 @@ static void segment(pipeline *p, const line *l, slice seg, bool whole, slice pre
 {
 	if (!seg.n || !seg.p)
 		return;
-	size_t cands = gate_line(p, seg);
+	memoref ref;
+	size_t cands = gate_known(p, seg, &ref);
 	bool hit = cands || p->rs->record_hint;
 	/* the prefixes of the line, read once for reassembly and activity */
 	lineinfo li;
@@ -277,10 +319,11 @@ static void segment(pipeline *p, const line *l, slice seg, bool whole, slice pre
 	 * at any width */
 	if (whole && seg.n >= JOIN_MIN_WIDTH && join_start(p->j, seg, l->no, l->off)) {
 		ruleset_hits_save(p->rs, &p->hits);
+		p->held_ref = ref;
 		p->state = JS_HELD;
 		return;
 	}
-	analyze(p, l->no, l->off, seg, cands, NULL);
+	analyze(p, l->no, l->off, seg, cands, NULL, ref);
 }
 
 void pipeline_line(pipeline *p, const line *l)

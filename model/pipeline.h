@@ -13,7 +13,9 @@
 #define PIPELINE_MAX_LINE (256u * 1024u)
 
 /* The literals the gate found in the chunk being fed, scanned ahead of
- * the lines a block at a time: a line with none costs no scan of its own. */
+ * the lines a block at a time: a line with none costs no scan of its own.
+ * While lines repeat (the line memo is hot), a line at a time: the lines
+ * the memo knows are not scanned. */
 typedef struct gatefound {
 	int val;
 	size_t start, len, at; /* in the chunk; at: where found, in order */
@@ -46,6 +48,7 @@ typedef struct pipeline {
 	joiner *j;
 	enum { JS_NONE, JS_HELD, JS_GATHER } state;
 	gatehits hits;
+	memoref held_ref; /* the held line in the line memo */
 	slice prev;
 	uint64_t prev_no, prev_off;
 	char *prevbuf;

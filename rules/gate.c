@@ -519,6 +519,15 @@ const char *gate_accelerator(void)
 	return NULL;
 }
 
+bool gate_scans_short(const gate *g)
+{
+#ifdef NCCLOG_VECTORSCAN
+	if (g->hs)
+		return false;
+#endif
+	return g != NULL;
+}
+
 const char *gate_engine_name(const gate *g)
 {
 #ifdef NCCLOG_VECTORSCAN

@@ -31,6 +31,9 @@ gate *gate_clone(const gate *g);
 const char *gate_accelerator(void);
 /* "vectorscan" or "own": what scans. */
 const char *gate_engine_name(const gate *g);
+/* Whether a scan of a few dozen bytes costs about what its bytes cost (the
+ * own scan), not a call's start-up (Vectorscan). */
+bool gate_scans_short(const gate *g);
 void gate_free(gate *g);
 /* Calls hit(ctx, value) for every pattern occurrence in s (a value may
  * repeat). Returns the number of occurrences. */

@@ -97,6 +97,7 @@ void ruleset_free(ruleset *rs)
 	free(rs->cand);
 	free(rs->stamp);
 	memo_free(rs->memo);
+	linememo_free(rs->lines);
 	sb_free(&rs->notes);
 	for (size_t i = 0; i < rs->nfiles && !rs->clone; i++)
 		free(rs->files[i]);
@@ -636,6 +637,8 @@ void ruleset_finish(ruleset *rs)
 	rs->gen = 0;
 	memo_free(rs->memo);
 	rs->memo = memo_new(rs->n);
+	linememo_free(rs->lines);
+	rs->lines = rs->no_lines ? NULL : linememo_new();
 }
 
 void ruleset_clone(ruleset *dst, const ruleset *src)
@@ -653,6 +656,15 @@ void ruleset_clone(ruleset *dst, const ruleset *src)
 	dst->stamp = xcalloc(src->n ? src->n : 1, sizeof *dst->stamp);
 	dst->dead = xcalloc(src->n ? src->n : 1, sizeof *dst->dead);
 	dst->memo = memo_new(src->n);
+	dst->no_lines = src->no_lines;
+	dst->lines = src->no_lines ? NULL : linememo_new();
+}
+
+void ruleset_forget_lines(ruleset *rs)
+{
+	linememo_free(rs->lines);
+	rs->lines = NULL;
+	rs->no_lines = true;
 }
 
 void ruleset_accelerate(ruleset *rs, uint64_t bytes)
@@ -878,8 +890,8 @@ static int memo_match(const ruleset *rs, size_t ri, slice text, const memoval *v
 	return v->rc;
 }
 
-/* Keeps what run_rule answered (a match, or none; never a limit). */
-static void memo_keep(ruleset *rs, size_t ri, slice text, uint64_t h, int rc, const match *m)
+/* What a memo keeps of run_rule's answer on text (shorter than 255 bytes). */
+static memoval memo_value(slice text, int rc, const match *m)
 {
 	memoval v = { .rc = rc };
 	for (int i = 0; rc >= 0 && i < m->ncaps; i++) {
@@ -887,11 +899,26 @@ static void memo_keep(ruleset *rs, size_t ri, slice text, uint64_t h, int rc, co
 		v.cap[i][0] = c->v.p ? (unsigned char)(c->v.p - text.p) : MEMO_UNSET;
 		v.cap[i][1] = c->v.p ? (unsigned char)(c->v.p - text.p + c->v.n) : MEMO_UNSET;
 	}
+	return v;
+}
+
+/* Keeps what run_rule answered (a match, or none; never a limit). */
+static void memo_keep(ruleset *rs, size_t ri, slice text, uint64_t h, int rc, const match *m)
+{
+	memoval v = memo_value(text, rc, m);
 	memo_put(rs->memo, ri, text, h, &v);
 }
 
-void ruleset_match(ruleset *rs, slice text, slice site, enum level lv, void (*fn)(void *ctx, const match *m),
-		   void *ctx)
+/* The rules' matches on a line's record, kept in its line memo entry
+ * while they are matched; kept is false when they cannot be (more than
+ * fit, a match limit). */
+typedef struct linelog {
+	lineent *e;
+	bool kept;
+} linelog;
+
+static void match_all(ruleset *rs, slice text, slice site, enum level lv, void (*fn)(void *ctx, const match *m),
+		      void *ctx, linelog *log)
 {
 	match m;
 	/* hashed once for all the rules tried on it, when one is */
@@ -925,9 +952,45 @@ void ruleset_match(ruleset *rs, slice text, slice site, enum level lv, void (*fn
 			if (rc == PCRE2_ERROR_NOMATCH && r->anchored)
 				dead_learn(rs, ri, text);
 		}
+		if (log) {
+			lineent *e = log->e;
+			if (rc >= 0 && e->nmatch < LINEMEMO_MATCHES && text.n < MEMO_UNSET)
+				e->match[e->nmatch++] = (linematch){ (int)ri, memo_value(text, rc, &m) };
+			else if (rc != PCRE2_ERROR_NOMATCH)
+				log->kept = false; /* more than fit, or a limit: this line only */
+		}
 		if (rc >= 0)
 			fn(ctx, &m);
 	}
+}
+
+void ruleset_match(ruleset *rs, slice text, slice site, enum level lv, void (*fn)(void *ctx, const match *m),
+		   void *ctx)
+{
+	match_all(rs, text, site, lv, fn, ctx, NULL);
+}
+
+void ruleset_match_line(ruleset *rs, memoref ref, slice text, slice site, enum level lv,
+			void (*fn)(void *ctx, const match *m), void *ctx)
+{
+	lineent *e = linememo_entry(ref);
+	if (!e) {
+		match_all(rs, text, site, lv, fn, ctx, NULL);
+		return;
+	}
+	if (e->matched) {
+		/* the same rules match the same text the same way */
+		match m;
+		for (int i = 0; i < e->nmatch; i++) {
+			memo_match(rs, (size_t)e->match[i].ri, text, &e->match[i].v, &m);
+			fn(ctx, &m);
+		}
+		return;
+	}
+	e->nmatch = 0;
+	linelog log = { e, true };
+	match_all(rs, text, site, lv, fn, ctx, &log);
+	e->matched = log.kept;
 }
 
 uint64_t ruleset_spared(const ruleset *rs)

@@ -13,6 +13,7 @@
 #include "../util/str.h"
 #include "catalog.h"
 #include "gate.h"
+#include "linememo.h"
 
 #define RULE_MAX_CAPS 12
 
@@ -103,6 +104,10 @@ typedef struct ruleset {
 	struct deadpfx **dead;
 	/* per set: rules' answers on texts seen before (memo.h) */
 	struct rulememo *memo;
+	/* per set: the gate's and the parser's answers on lines seen before;
+	 * NULL when told to do without (ruleset_forget_lines) */
+	linememo *lines;
+	bool no_lines;
 	strbuf notes;       /* run-time notes (the match limit reached), for the caller */
 	uint64_t limit_hits; /* lines a rule gave up on at the match limit */
 	int limit_rule;     /* the first rule that did, -1 */
@@ -110,15 +115,6 @@ typedef struct ruleset {
 	char **files;       /* the files loaded, by real path: each is loaded once */
 	size_t nfiles, filescap;
 } ruleset;
-
-/* The outcome of one gate scan, kept while a line waits (reassembly). */
-#define GATEHITS_MAX 16
-typedef struct gatehits {
-	int cand[GATEHITS_MAX];
-	size_t n;
-	bool hint;
-	bool overflow; /* more candidates than fit: scan again */
-} gatehits;
 
 void ruleset_init(ruleset *rs, const catalog *cat, const char *const *tags);
 void ruleset_free(ruleset *rs);
@@ -142,6 +138,8 @@ size_t ruleset_gate(ruleset *rs, slice line);
 /* Lets the gate scan with what pays off over `bytes` of input (see
  * gate_accelerate); the rules find the same either way. */
 void ruleset_accelerate(ruleset *rs, uint64_t bytes);
+/* Gates and parses every line, remembering none (its clones too). */
+void ruleset_forget_lines(ruleset *rs);
 /* Whether some size of input would change the gate's engine. */
 bool ruleset_accelerable(const ruleset *rs);
 /* As ruleset_gate, from the values of the literals a scan of a larger
@@ -156,6 +154,11 @@ bool ruleset_hits_restore(ruleset *rs, const gatehits *h);
  * match. */
 void ruleset_match(ruleset *rs, slice text, slice site, enum level lv, void (*fn)(void *ctx, const match *m),
 		   void *ctx);
+/* ruleset_match on the record of a line in the line memo: the matches
+ * the entry kept, when it has them, else matched and kept there. text,
+ * site and lv are those of the entry's record. */
+void ruleset_match_line(ruleset *rs, memoref ref, slice text, slice site, enum level lv,
+			void (*fn)(void *ctx, const match *m), void *ctx);
 /* Matches that a start an anchored rule is known to fail on spared so
  * far (for the tests and the benchmark). */
 uint64_t ruleset_spared(const ruleset *rs);
