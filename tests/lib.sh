@@ -5,6 +5,7 @@
 #   ok / fail WHAT          # count a result (fail prints it)
 #   check COND WHAT         # ok when COND is a non-empty string
 #   lib_finish              # "NAME: N passed, M failed", the exit status
+#   same_report A B WHAT ARG...  # $bin ARG... says the same under settings A and B
 #
 # Terminal tests drive the real program in tmux (tig's way: keys in, screen
 # dumps out). They wait on what the screen shows, never on fixed sleeps, so
@@ -41,6 +42,27 @@ check() { if [ -n "$1" ]; then ok; else fail "$2"; fi; }
 lib_finish() {
 	echo "$lib_name: $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
+}
+
+# ncclog ($bin) run with ARG... under the environment settings A, then B
+# (each "NAME=VALUE ..."), prints the same and exits the same; its standard
+# input is $tmp/stdin when that exists
+same_report() {
+	local a=$1 b=$2 what=$3 in=/dev/null
+	shift 3
+	[ -f "$tmp/stdin" ] && in=$tmp/stdin
+	# shellcheck disable=SC2086 # the settings are words
+	env $a "$bin" "$@" >"$tmp/report-a" 2>&1 <"$in"
+	echo "exit $?" >>"$tmp/report-a"
+	# shellcheck disable=SC2086
+	env $b "$bin" "$@" >"$tmp/report-b" 2>&1 <"$in"
+	echo "exit $?" >>"$tmp/report-b"
+	if cmp -s "$tmp/report-a" "$tmp/report-b"; then
+		ok
+	else
+		fail "$what: the report under $b differs from the one under $a"
+		diff "$tmp/report-a" "$tmp/report-b" | head -10
+	fi
 }
 
 # ---- tmux ----
