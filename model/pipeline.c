@@ -290,6 +290,7 @@ static void segment(pipeline *p, const line *l, slice seg, bool whole, slice pre
 	lineinfo_init(&li, seg);
 	li.undated = undated;
 	if (prev.n && join_continues_info(&li, prev) && join_start(p->j, prev, p->prev_no, p->prev_off)) {
+		p->held_tok = 0;
 		if (join_add(p->j, seg, l->no, l->off)) {
 			p->state = JS_GATHER;
 			gathered(p, l, &li, prev, hit);
@@ -320,6 +321,7 @@ static void segment(pipeline *p, const line *l, slice seg, bool whole, slice pre
 	if (whole && seg.n >= JOIN_MIN_WIDTH && join_start(p->j, seg, l->no, l->off)) {
 		ruleset_hits_save(p->rs, &p->hits);
 		p->held_ref = ref;
+		p->held_tok = p->line_tok;
 		p->state = JS_HELD;
 		return;
 	}
@@ -343,14 +345,20 @@ void pipeline_line(pipeline *p, const line *l)
 	}
 	if (p->state != JS_NONE && span)
 		flush_held(p);
+	p->line_tok = 0;
 	if (p->state != JS_NONE) {
 		joiner *j = p->j;
 		const joinpart *last = &j->part[j->nparts - 1];
 		slice before = { j->buf + last->at, last->n };
+		slice head = { j->buf + j->part[0].at, j->part[0].n };
 		lineinfo li;
 		lineinfo_init(&li, l->text);
-		if (!l->cut && join_continues_info(&li, (slice){ j->buf + j->part[0].at, j->part[0].n }) &&
-		    join_add(j, l->text, l->no, l->off)) {
+		/* the held line's NCCL prefix again: its process's next record,
+		 * which join_continues_info would tell at more cost */
+		bool again = p->held_tok && l->text.n > p->held_tok && memcmp(l->text.p, head.p, p->held_tok + 1) == 0;
+		if (again)
+			li.nccl_tok = p->held_tok;
+		if (!again && !l->cut && join_continues_info(&li, head) && join_add(j, l->text, l->no, l->off)) {
 			if (p->state == JS_GATHER) {
 				size_t c = gate_line(p, l->text);
 				gathered(p, l, &li, before, c || p->rs->record_hint);
@@ -359,6 +367,7 @@ void pipeline_line(pipeline *p, const line *l)
 			}
 			return;
 		}
+		p->line_tok = li.nccl_tok;
 		flush_held(p);
 	}
 	slice prev = p->prev;

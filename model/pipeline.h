@@ -49,6 +49,9 @@ typedef struct pipeline {
 	enum { JS_NONE, JS_HELD, JS_GATHER } state;
 	gatehits hits;
 	memoref held_ref; /* the held line in the line memo */
+	/* the held line's NCCL "host:pid:tid" token length (lineinfo's
+	 * nccl_tok), 0 when unknown; line_tok: the line being read's */
+	size_t held_tok, line_tok;
 	slice prev;
 	uint64_t prev_no, prev_off;
 	char *prevbuf;

@@ -152,7 +152,8 @@ static bool nccl_level_word(slice s)
 }
 
 /* "host:1234:5678 " at the start: NCCL's prefix, the most common line. */
-static bool nccl_prefix(slice t)
+/* The end of t's first token when it is NCCL's "host:pid:tid", else 0. */
+static size_t nccl_prefix(slice t)
 {
 	/* the first token (at most 80 bytes): anything, then ":digits:digits" */
 	size_t lim = t.n < 80 ? t.n : 80;
@@ -160,15 +161,15 @@ static bool nccl_prefix(slice t)
 	size_t e = sp ? (size_t)(sp - t.p) : lim;
 	const char *c1 = memchr(t.p, ':', e);
 	if (!c1 || e >= t.n || t.p[e - 1] == ':')
-		return false;
+		return 0;
 	size_t colons = 1;
 	for (size_t i = (size_t)(c1 - t.p) + 1; i < e; i++) {
 		if (t.p[i] == ':')
 			colons++;
 		else if (!(t.p[i] >= '0' && t.p[i] <= '9'))
-			return false;
+			return 0;
 	}
-	return colons == 2;
+	return colons == 2 ? e : 0;
 }
 
 /* pdsh's "host: " and nothing else in front of s. */
@@ -198,7 +199,14 @@ bool join_continues_info(lineinfo *li, slice head)
 	if (i == s.n)
 		return false;
 	slice t = { s.p + i, s.n - i };
-	if (nccl_prefix(t) || memchr(s.p, '\r', s.n))
+	size_t tok = nccl_prefix(t);
+	if (tok) {
+		/* the next line that starts with these bytes is known to start so */
+		if (i == 0 && s.p[tok] == ' ')
+			li->nccl_tok = tok;
+		return false;
+	}
+	if (memchr(s.p, '\r', s.n))
 		return false;
 	double tm;
 	if (timestamp_parse(t, &tm) || line_head(t))

@@ -543,6 +543,7 @@ void lineinfo_init(lineinfo *li, slice s)
 	li->s = s;
 	li->undated = false;
 	li->stripped = false;
+	li->nccl_tok = 0;
 }
 
 const launch *lineinfo_launch(lineinfo *li)

@@ -54,6 +54,9 @@ typedef struct lineinfo {
 	slice s;
 	bool undated;    /* known to hold no "YYYY-MM-DD" (see line_may_be_dated) */
 	bool stripped;
+	/* set by join_continues_info when it reads one: the length of an NCCL
+	 * "host:pid:tid" token at the very start, followed by a blank; else 0 */
+	size_t nccl_tok;
 	launch ln;
 	slice rest; /* after the launcher prefixes */
 } lineinfo;

@@ -287,10 +287,35 @@ static void test_pipeline(checks *c, const char *rules)
 	sb_free(&path);
 }
 
+/* The NCCL prefix a line starts with, as join_continues_info reads it: the
+ * pipeline knows the next record of a held line's process by it. */
+static void test_token(checks *c)
+{
+	const struct {
+		const char *s;
+		size_t tok;
+	} v[] = {
+		{ "node-a:1234:5678 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read", 16 },
+		{ "h:1:2 [0] NCCL WARN x", 5 },
+		{ "> node-a:1234:5678 [0] NCCL INFO x", 0 },
+		{ "  node-a:1:2 [0] NCCL INFO x", 0 },
+		{ "iled : Connection refused", 0 },
+		{ "node-a:12a:5 [0] NCCL INFO x", 0 },
+	};
+	for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+		lineinfo li;
+		lineinfo_init(&li, slice_from(v[i].s));
+		bool goes_on = join_continues_info(&li, SLICE_NONE);
+		CHECK(c, li.nccl_tok == v[i].tok && (!v[i].tok || !goes_on), "'%s': token %zu, want %zu", v[i].s, li.nccl_tok,
+		      v[i].tok);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	checks cc = { 0 }, *c = &cc;
 	test_continues(c);
+	test_token(c);
 	test_joining(c);
 	test_unlink(c);
 	test_unmark(c);
