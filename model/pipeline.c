@@ -2,8 +2,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
 #endif
 
 /* Bytes on each side of a line break that a literal cut by a terminal can
@@ -27,6 +27,9 @@ void pipeline_begin_at(pipeline *p, model *m, ruleset *rs, int file, uint64_t fi
 	p->rs = rs;
 	p->file = file;
 	p->first_line = first_line;
+#if defined(__x86_64__)
+	p->avx2 = __builtin_cpu_supports("avx2");
+#endif
 	linesplit_init(&p->ls, PIPELINE_MAX_LINE);
 	p->ls.lineno = first_line - 1;
 	p->ls.pos = first_off;
@@ -412,14 +415,36 @@ static void count(pipeline *p)
 	in->bytes = p->bytes;
 }
 
+#if defined(__x86_64__)
+/* The same, 32 places at a time (the chunk's one pass costs a third of
+ * the gate's on NCCL text). */
+__attribute__((target("avx2"))) static size_t plain_avx2(const char *buf, size_t n)
+{
+	const __m256i colon = _mm256_set1_epi8(':'), slash = _mm256_set1_epi8('/'), tick = _mm256_set1_epi8('`');
+	size_t i = 0;
+	for (; i + 34 <= n; i += 32) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(buf + i));
+		__m256i a = _mm256_cmpeq_epi8(v, colon);
+		__m256i b = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(buf + i + 1)), slash);
+		__m256i c = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(buf + i + 2)), slash);
+		__m256i hit = _mm256_or_si256(_mm256_and_si256(_mm256_and_si256(a, b), c), _mm256_cmpeq_epi8(v, tick));
+		if (_mm256_movemask_epi8(hit))
+			return SIZE_MAX;
+	}
+	return i;
+}
+#endif
+
 /* True when buf holds no '`' and no "://": no markdown code span or link
- * to undo. One pass, sixteen places at a time: NCCL text is full of
- * slashes ("P2P/IPC/read"), and a search from slash to slash paid a call
- * for each. */
-static bool chunk_plain(const char *buf, size_t n)
+ * to undo. One pass, many places at a time: NCCL text is full of slashes
+ * ("P2P/IPC/read"), and a search from slash to slash paid a call for
+ * each. */
+static bool chunk_plain(const char *buf, size_t n, bool avx2)
 {
 	size_t i = 0;
-#if defined(__SSE2__)
+#if defined(__x86_64__)
+	if (avx2 && (i = plain_avx2(buf, n)) == SIZE_MAX)
+		return false;
 	const __m128i colon = _mm_set1_epi8(':'), slash = _mm_set1_epi8('/'), tick = _mm_set1_epi8('`');
 	for (; i + 18 <= n; i += 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(buf + i));
@@ -430,6 +455,8 @@ static bool chunk_plain(const char *buf, size_t n)
 		if (_mm_movemask_epi8(hit))
 			return false;
 	}
+#else
+	(void)avx2;
 #endif
 	for (; i < n; i++)
 		if (buf[i] == '`' || (i + 3 <= n && buf[i] == ':' && buf[i + 1] == '/' && buf[i + 2] == '/'))
@@ -442,7 +469,7 @@ void pipeline_feed(pipeline *p, const char *buf, size_t n)
 	p->bytes += n;
 	p->cs.buf = (slice){ buf, n };
 	/* one look at the chunk spares most lines the search for markup */
-	p->plain = chunk_plain(buf, n);
+	p->plain = chunk_plain(buf, n, p->avx2);
 	p->cs.scanned = p->cs.first = p->cs.n = 0;
 	p->cs.lossy = SIZE_MAX;
 	linesplit_feed(&p->ls, buf, n, on_line, p);

@@ -57,6 +57,7 @@ typedef struct pipeline {
 	char *prevbuf;
 	char *linkbuf; /* the line read with a paste's markdown links undone */
 	bool plain;    /* the chunk being fed holds no "://" and no backtick */
+	bool avx2;     /* the CPU has it: chunk_plain's wider pass */
 	chunkscan cs;
 } pipeline;
 

@@ -244,6 +244,18 @@ static void test_pipeline(checks *c, const char *rules)
 	CHECK(c, m->nprocs == 1 && strcmp(intern_str(&m->str, m->procs[0].host), "node-c") == 0,
 	      "its host is node-c (%zu processes)", m->nprocs);
 	drop(m);
+	/* the link found wherever it lies in the chunk (the chunk's one pass
+	 * looks 16 and 32 places at a time) */
+	bool all = true;
+	for (int pad = 0; pad < 80; pad++) {
+		char text[512];
+		snprintf(text, sizeof text, "%.*s\n%s", pad, "################################################################################", linked);
+		m = analyze_text(&e, text, 4096);
+		all &= findings_find(&m->fs, "ib-completion-error") != NULL && m->nprocs == 1 &&
+		       strcmp(intern_str(&m->str, m->procs[0].host), "node-c") == 0;
+		drop(m);
+	}
+	CHECK(c, all, "the linked WARN is understood after a line of any length");
 	/* a WARN quoted as a code span, then prose; a closing fence after a WARN */
 	const char *quoted = "`h:1:2 [0] misc/ibvwrap.cc:206 NCCL WARN Call to ibv_modify_qp failed with error Invalid argument`\n"
 			     "Your cross-node comm interface is using RoCE:\n"
