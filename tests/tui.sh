@@ -91,6 +91,8 @@ for _ in 1 2 3 4 5 6 7; do keys n; done
 wait_for 'rank7\.log:[0-9]+ \(rank 7' "n goes through the files in order"
 keys n; wait_for 'rank0\.log:5 .*wrapped to the top' "past the last file, it wraps"
 keys N; wait_for 'rank7\.log:[0-9]+ .*wrapped to the bottom' "N wraps back"
+# n typed faster than a scan reads (three keys in one write): each one counts
+keys n n n; wait_for 'rank2\.log:[0-9]+ \(rank 2' "n n n at once: three matches on"
 keys Escape
 
 # horizontal scroll: the raw lines, the findings and the last lines move sideways

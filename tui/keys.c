@@ -269,6 +269,7 @@ static void search_from_here(view *v, int dir)
 
 static void search_start(view *v, int dir)
 {
+	v->sc_more = 0;
 	if (!v->re) {
 		view_status(v, "no search yet: / then a regular expression");
 		return;
@@ -286,7 +287,15 @@ static void search_start(view *v, int dir)
 
 static void act_next(view *v, int ch)
 {
-	search_start(v, ch == 'N' ? -1 : 1);
+	int dir = ch == 'N' ? -1 : 1;
+	/* typed while a scan is under way (keys come in faster than a scan
+	 * reads, on a busy machine or a big file): one match further than
+	 * the one it finds, not the same scan started again */
+	if (v->scanning && v->sc.dir == dir) {
+		v->sc_more++;
+		return;
+	}
+	search_start(v, dir);
 }
 
 /* A match: its line in the detail pane, the cursor on its rank. */
@@ -325,10 +334,16 @@ static bool search_continue(view *v)
 		return false;
 	}
 	v->scanning = false;
-	if (rc > 0)
+	if (rc > 0) {
 		search_hit(v, file, line);
-	else
+		if (v->sc_more > 0) { /* n typed again meanwhile: on from this match */
+			v->sc_more--;
+			search_from_here(v, v->sc.dir);
+		}
+	} else {
+		v->sc_more = 0;
 		view_status(v, "not found: %s", search_pattern(v->re));
+	}
 	return true;
 }
 
@@ -538,6 +553,7 @@ void keys_handle(view *v, int ch)
 	}
 	if (v->scanning && ch == KEY_ESC) {
 		v->scanning = false;
+		v->sc_more = 0;
 		view_status(v, "search stopped");
 		return;
 	}

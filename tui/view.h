@@ -54,6 +54,7 @@ typedef struct view {
 	search *re;
 	scan sc;
 	bool scanning;
+	unsigned sc_more; /* n or N typed while it scanned: matches to go past */
 	uint64_t hits_seen;    /* matches found by n/N since the pattern was set */
 	/* overlays and messages */
 	bool help;
