@@ -1,10 +1,11 @@
-/* What the gate and the record parser answered on a whole line seen
- * before. NCCL prints the same channel, tree, transport and "Connected"
- * lines at every communicator's init, byte for byte, and a rank inits
- * dozens to hundreds of them: such a line costs a hash and a compare
- * instead of a scan and a parse. The answers are functions of the line's
- * bytes alone, so every hit is an exact compare, never a hash alone, and
- * the output is the same with the memo or without it.
+/* What the gate, the record parser and the rules answered on a whole line
+ * seen before. NCCL prints the same channel, tree, transport and
+ * "Connected" lines at every communicator's init, byte for byte, and a
+ * rank inits dozens to hundreds of them: such a line costs a hash and a
+ * compare instead of a scan, a parse and the rules' matches. The answers
+ * are functions of the line's bytes alone, so every hit is an exact
+ * compare, never a hash alone, and the output is the same with the memo
+ * or without it.
  *
  * A fixed table (bounded memory). It looks lines up only while they
  * repeat: when fewer than one in eight is found again it goes cold and
@@ -16,9 +17,9 @@
 #include <stdint.h>
 
 #include "../parser/record.h"
-#include "memo.h"
 #include "../util/siphash.h"
 #include "../util/str.h"
+#include "memo.h"
 
 /* The outcome of one gate scan: the candidate rules, in rule order. */
 #define GATEHITS_MAX 16
