@@ -107,6 +107,19 @@ void linememo_put(linememo *lm, slice text, uint64_t h, const gatehits *hits, me
 {
 	if (!h || !text.n || text.n > LINEMEMO_BYTES || hits->overflow)
 		return;
+	/* the first miss of a line only marks it (two bits of the hash, so
+	 * that few lines met once pass for lines met again) */
+	size_t b0 = (size_t)(h >> 16) & (LINEMEMO_MISSED - 1), b1 = (size_t)(h >> 40) & (LINEMEMO_MISSED - 1);
+	uint64_t m0 = (uint64_t)1 << (b0 % 64), m1 = (uint64_t)1 << (b1 % 64);
+	if (!(lm->missed[b0 / 64] & m0) || !(lm->missed[b1 / 64] & m1)) {
+		lm->missed[b0 / 64] |= m0;
+		lm->missed[b1 / 64] |= m1;
+		if (++lm->nmissed >= LINEMEMO_MISSED / 8) { /* about a quarter of the bits */
+			memset(lm->missed, 0, sizeof lm->missed);
+			lm->nmissed = 0;
+		}
+		return;
+	}
 	size_t set = (size_t)(h & (LINEMEMO_SETS - 1));
 	int w = lm->set[set].older;
 	lineent *e = &lm->e[set][w];

@@ -7,9 +7,11 @@
  * compare, never a hash alone, and the output is the same with the memo
  * or without it.
  *
- * A fixed table (bounded memory). It looks lines up only while they
- * repeat: when fewer than one in eight is found again it goes cold and
- * samples one line in LINEMEMO_PROBE, until they repeat again. */
+ * A fixed table (bounded memory), of the lines missed twice lately: a
+ * line met once (a communicator's own) only marks a filter. It looks lines
+ * up only while they repeat: when fewer than one in eight is found again
+ * it goes cold and samples one line in LINEMEMO_PROBE, until they repeat
+ * again. */
 #ifndef NCCLOG_LINEMEMO_H
 #define NCCLOG_LINEMEMO_H
 
@@ -34,6 +36,7 @@ typedef struct gatehits {
 #define LINEMEMO_BYTES 192  /* longer lines are scanned and parsed each time */
 #define LINEMEMO_PERIOD 2048 /* lookups between two judgements of the hit rate */
 #define LINEMEMO_PROBE 16   /* cold: one line in this many is looked up */
+#define LINEMEMO_MISSED 8192 /* bits of the missed-once filter, cleared a quarter full */
 #define LINEMEMO_MATCHES 4  /* rule matches a line keeps; with more it keeps none */
 
 /* A rule's match on the record's body, as the rules' memo keeps one. */
@@ -67,6 +70,11 @@ typedef struct linememo {
 	uint32_t skip;         /* cold: lines until the next one looked up */
 	uint32_t tries, found; /* this period */
 	uint64_t hits, misses; /* in all */
+	/* lines missed once lately, by hash: a line is kept when it is missed
+	 * again, so that lines met once (a communicator's own) never push out
+	 * the ones that repeat */
+	uint64_t missed[LINEMEMO_MISSED / 64];
+	uint32_t nmissed;
 	/* what a lookup reads first, apart from the entries: one cache line
 	 * answers most misses */
 	struct {
