@@ -1,8 +1,9 @@
 /* Fuzzes the line splitter and the record parser: any bytes, any chunking,
  * any line limit. Besides memory errors it checks the contracts that a
  * sanitizer cannot see: every slice of a record lies inside its line, a
- * record never claims more than its line, a line never exceeds the limit,
- * and the lines do not depend on how the input was chunked. */
+ * record never claims more than its line, a line never exceeds the limit
+ * and says rightly whether it holds a CR, and the lines do not depend on
+ * how the input was chunked. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ static void on_line(void *ctx, const line *l)
 {
 	sink *k = ctx;
 	must(l->text.n <= k->max);
+	must(l->cr == (memchr(l->text.p, '\r', l->text.n) != NULL));
 	must(l->no == ++k->lines);
 	k->hash = mix(k->hash, &l->no, sizeof l->no);
 	k->hash = mix(k->hash, &l->off, sizeof l->off);

@@ -12,6 +12,7 @@ typedef struct line {
 	uint64_t no;  /* 1-based line number in its input */
 	uint64_t off; /* byte offset of its first byte in the input */
 	bool cut;     /* longer than the limit: text is its head */
+	bool cr;      /* text holds a '\r' (a progress bar's redraws) */
 } line;
 
 typedef void (*line_fn)(void *ctx, const line *l);
@@ -24,6 +25,7 @@ typedef struct linesplit {
 	uint64_t pos;       /* input offset of the next byte fed */
 	uint64_t carry_off; /* input offset of the carried partial line */
 	bool skipping; /* inside the tail of a line that was cut */
+	bool avx2;     /* the CPU has it: the wider pass */
 } linesplit;
 
 void linesplit_init(linesplit *ls, size_t maxline);

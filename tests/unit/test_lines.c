@@ -45,6 +45,22 @@ static void measure(void *ctx, const line *l)
 	z->n++;
 }
 
+typedef struct crs {
+	bool cr[8];
+	size_t len[8];
+	int n;
+} crs;
+
+static void note_cr(void *ctx, const line *l)
+{
+	crs *cs = ctx;
+	if (cs->n < 8) {
+		cs->cr[cs->n] = l->cr;
+		cs->len[cs->n] = l->text.n;
+	}
+	cs->n++;
+}
+
 int main(void)
 {
 	checks cc = { 0 }, *c = &cc;
@@ -104,5 +120,40 @@ int main(void)
 	CHECK(c, z.len[1] == 1 << 16 && z.cut[1] && z.same[1], "a longer one is cut at the limit: %zu bytes", z.len[1]);
 	CHECK(c, ls.carrycap <= 1 << 16, "the carry stays within the limit: %zu", ls.carrycap);
 	linesplit_free(&ls);
+
+	/* whether a line holds a '\r', told by the splitter at every place in
+	 * and around the 64-byte blocks it reads whole, a trailing CR (CRLF)
+	 * left out, also where it ends a block and its newline starts the next;
+	 * with the wider pass of the CPU and without */
+	int bad = 0;
+	for (int pad = 0; pad < 128; pad++) {
+		for (int len = 1; len <= 140; len++) {
+			int ats[] = { -1, 0, len / 2, len - 1 };
+			for (int a = 0; a < 4; a++) {
+				char buf[800];
+				size_t n = 0;
+				for (int i = 0; i < pad; i++)
+					buf[n++] = 'z';
+				buf[n++] = '\n';
+				for (int k = 0; k < 3; k++) {
+					for (int i = 0; i < len; i++)
+						buf[n++] = i == ats[a] ? '\r' : 'x';
+					buf[n++] = k == 1 ? '\r' : 'y';
+					buf[n++] = '\n';
+				}
+				crs cs = { 0 };
+				linesplit_init(&ls, 1 << 10);
+				ls.avx2 = ls.avx2 && pad < 64;
+				linesplit_feed(&ls, buf, n, note_cr, &cs);
+				linesplit_free(&ls);
+				bool ok = cs.n == 4 && !cs.cr[0] && cs.len[0] == (size_t)pad;
+				for (int k = 0; k < 3 && ok; k++)
+					ok = cs.cr[k + 1] == (ats[a] >= 0) && cs.len[k + 1] == (size_t)len + (k != 1);
+				if (!ok && bad++ < 5)
+					CHECK(c, ok, "a CR at %d of a line of %d after %d bytes: %d lines", ats[a], len, pad, cs.n);
+			}
+		}
+	}
+	CHECK(c, bad == 0, "%d placements of a CR told wrongly", bad);
 	return check_done(c, "lines");
 }
