@@ -128,8 +128,9 @@ static size_t gate_known(pipeline *p, slice seg, memoref *ref)
 		return p->rs->ncand;
 	}
 	size_t cands = gate_line(p, seg);
-	/* a line without a hit costs no more to scan than to look up */
-	if (h && (cands || p->rs->record_hint)) {
+	/* a line without a hit costs no more to scan than to look up, unless
+	 * lines are looked up anyway and gated one at a time */
+	if (h && (cands || p->rs->record_hint || linememo_hot(lm))) {
 		gatehits gh;
 		ruleset_hits_save(p->rs, &gh);
 		linememo_put(lm, seg, h, &gh, ref);
@@ -376,7 +377,7 @@ void pipeline_line(pipeline *p, const line *l)
 	slice prev = p->prev;
 	p->prev.n = 0;
 	slice s = l->text;
-	if (!l->cut && !memchr(s.p, '\r', s.n)) {
+	if (!l->cut && !l->cr) {
 		segment(p, l, s, !span, span ? SLICE_NONE : prev, false);
 		return;
 	}

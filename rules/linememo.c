@@ -93,7 +93,9 @@ const gatehits *linememo_find(linememo *lm, slice text, uint64_t h, memoref *ref
 	lineent *e = h ? lookup(lm, text, h) : NULL;
 	lm->tries++;
 	if (e) {
-		lm->found++;
+		/* a line without a hit is kept only while the memo is hot (the
+		 * lookup is paid then anyway): it never keeps it hot */
+		lm->found += e->hits.n || e->hits.hint;
 		lm->hits++;
 		*ref = (memoref){ e, e->ver };
 	} else {

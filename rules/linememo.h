@@ -11,7 +11,9 @@
  * line met once (a communicator's own) only marks a filter. It looks lines
  * up only while they repeat: when fewer than one in eight is found again
  * it goes cold and samples one line in LINEMEMO_PROBE, until they repeat
- * again. */
+ * again. A line without a hit is kept too while the memo is hot, as a
+ * repeated progress bar is then cheaper found than scanned; only lines
+ * with hits count for the hit rate. */
 #ifndef NCCLOG_LINEMEMO_H
 #define NCCLOG_LINEMEMO_H
 
