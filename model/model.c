@@ -662,10 +662,11 @@ void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li)
 	/* most lines carry no date: nothing below could change */
 	if (li->undated || !line_may_be_dated(li->s))
 		return;
-	const launch *ln = lineinfo_launch(li);
+	lineinfo_launch(li);
+	launch *ln = &li->ln;
 	double t = ln->time;
 	if (t == 0)
-		timestamp_parse(li->rest, &t);
+		launch_stamp(ln, li->rest, &t);
 	if (!time_dated(t))
 		return;
 	int tag = ln->tag.n ? intern_find(&m->str, ln->tag) : intern_find(&m->str, SLICE_NONE);

@@ -317,7 +317,7 @@ static void stash(model *m, int kind, slice text, const evref *at, int pi, doubl
 
 static void ncclt_part(model *m, slice text, const evref *at)
 {
-	launch ln = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
+	launch ln = LAUNCH_NONE;
 	ncclt_line l;
 	enum ncclt_kind k = ncclt_line_parse(launch_strip(text, &ln), &l);
 	if (k == NCCLT_OTHER)
@@ -475,7 +475,7 @@ static void ras_part(model *m, slice text, double t, const evref *at, int pi, in
 	input *in = model_input_counts(m, at->file);
 	if (!in->ras)
 		in->ras = xcalloc(1, sizeof *in->ras);
-	launch ln = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
+	launch ln = LAUNCH_NONE;
 	slice body = frame_trim_end(launch_strip(text, &ln));
 	ras_item it;
 	bool fresh = !in->ras->section;

@@ -96,7 +96,7 @@ static bool empty_label_line(slice t, slice head)
 		t.n--;
 	if (t.n < 2 || t.p[t.n - 1] != ':' || !head.n)
 		return false;
-	launch hl = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
+	launch hl = LAUNCH_NONE;
 	launch_strip(head, &hl);
 	return hl.host.n == t.n - 1 && memcmp(hl.host.p, t.p, hl.host.n) == 0;
 }
@@ -209,7 +209,7 @@ bool join_continues_info(lineinfo *li, slice head)
 	if (memchr(s.p, '\r', s.n))
 		return false;
 	double tm;
-	if (timestamp_parse(t, &tm) || line_head(t))
+	if (launch_stamp(&li->ln, t, &tm) || line_head(t))
 		return false;
 	if (torn_prefix(t) || empty_label_line(t, head))
 		return false;
@@ -221,7 +221,7 @@ bool join_continues_info(lineinfo *li, slice head)
 	if (ln->tag.n || ln->rank >= 0 || ln->local >= 0 || ln->host.n || ln->time != 0) {
 		if (!head.n || !host_label_only(ln))
 			return false;
-		launch hl = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
+		launch hl = LAUNCH_NONE;
 		launch_strip(head, &hl);
 		if (hl.host.n)
 			return false;

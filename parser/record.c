@@ -360,7 +360,7 @@ static size_t strip_one(slice s, launch *ln)
 	 * "2025-02-05 18:11:06,680 [rank4]:" */
 	if (s.n > 9 && is_digit(s.p[0])) {
 		double t = 0, secs;
-		size_t end = timestamp_parse(s, &t);
+		size_t end = launch_stamp(ln, s, &t);
 		if (!end)
 			end = clock_at(s, 0, &secs);
 		if (end && end + 1 < s.n && s.p[end] == ' ' && (s.p[end + 1] == '[' || s.p[end + 1] == '(')) {
@@ -522,6 +522,20 @@ slice frame_trim_end(slice s)
 	}
 }
 
+size_t launch_stamp(launch *ln, slice s, double *t)
+{
+	if (ln->stamp.p != s.p || ln->stamp.n != s.n) {
+		double v = 0;
+		ln->stamp.end = timestamp_parse(s, &v);
+		ln->stamp.t = v;
+		ln->stamp.p = s.p;
+		ln->stamp.n = s.n;
+	}
+	if (ln->stamp.end)
+		*t = ln->stamp.t;
+	return ln->stamp.end;
+}
+
 slice launch_strip(slice s, launch *ln)
 {
 	for (int k = 0; k < 6 && s.n; k++) {
@@ -544,12 +558,16 @@ void lineinfo_init(lineinfo *li, slice s)
 	li->undated = false;
 	li->stripped = false;
 	li->nccl_tok = 0;
+	li->ln.stamp.p = NULL;
+	li->ln.stamp.n = 0;
 }
 
 const launch *lineinfo_launch(lineinfo *li)
 {
 	if (!li->stripped) {
-		li->ln = (launch){ -1, -1, SLICE_NONE, SLICE_NONE, 0 };
+		launch ln = LAUNCH_NONE;
+		ln.stamp = li->ln.stamp; /* a stamp read before, by join_continues_info */
+		li->ln = ln;
 		li->rest = launch_strip(li->s, &li->ln);
 		li->stripped = true;
 	}
@@ -889,7 +907,7 @@ static size_t record_finish(slice s, record *r, size_t start, size_t body)
 size_t record_parse_general(slice s, record *r)
 {
 	record_reset(r, s);
-	launch ln = { -1, -1, SLICE_NONE, SLICE_NONE, 0 };
+	launch ln = LAUNCH_NONE;
 	slice rest = launch_strip(s, &ln);
 	size_t line_start = (size_t)(rest.p - s.p);
 	anchor a;
@@ -943,7 +961,7 @@ size_t record_parse_general(slice s, record *r)
 	}
 	if (pf.start < line_start) {
 		/* "[0] misc/socket.cc:71 NCCL WARN": the [0] was the device */
-		ln = (launch){ -1, -1, SLICE_NONE, SLICE_NONE, 0 };
+		ln = (launch)LAUNCH_NONE;
 		launch_strip((slice){ s.p, pf.start }, &ln);
 	}
 	r->ln = ln;

@@ -15,7 +15,17 @@ typedef struct launch {
 	slice tag;   /* the prefix text, for grouping lines of one stream */
 	slice host;  /* pdsh "host: ", Ray "ip=" */
 	double time; /* a bracketed timestamp among the prefixes, or 0 */
+	/* the last timestamp read at the start of some text of the line (see
+	 * launch_stamp): the prefixes, the reassembly and the activity ask
+	 * about the same text, and it is read once */
+	struct {
+		const char *p;
+		size_t n, end; /* end: its length, 0 when there is none */
+		double t;
+	} stamp;
 } launch;
+/* A launch with nothing found yet. */
+#define LAUNCH_NONE { -1, -1, SLICE_NONE, SLICE_NONE, 0, { NULL, 0, 0, 0 } }
 
 /* record_reset (record.c) sets each field: a new one is set there too. */
 typedef struct record {
@@ -46,6 +56,8 @@ slice frame_trim_end(slice s);
 /* Strips launcher prefixes (and indentation, table borders) from the start
  * of s into ln; returns the rest. */
 slice launch_strip(slice s, launch *ln);
+/* timestamp_parse(s, t), remembered in ln for the same s. */
+size_t launch_stamp(launch *ln, slice s, double *t);
 
 /* What the start of a line says, worked out once for all who ask (the
  * activity bookkeeping, reassembly): its launcher prefixes are stripped

@@ -359,6 +359,38 @@ static void test_fast_path(checks *c)
 	CHECK(c, lines > 1000000, "%zu lines", lines);
 }
 
+/* A stamp is read once a line, and what is remembered is what a read
+ * would say: for the same text, for another length of it, for a line
+ * without one. */
+static void test_stamp_once(checks *c)
+{
+	const char *lines[] = { "2025-03-12 10:22:33,123 INFO trainer.py:12 -- step 3", "I0603 10:00:11.197961 1 api.py:7] ok",
+				"[ 4711.232921] NVRM: Xid", "0: 2025-03-12 10:22:33 x", "no stamp here at all", "" };
+	for (size_t k = 0; k < sizeof lines / sizeof lines[0]; k++) {
+		slice s = slice_from(lines[k]);
+		launch ln = LAUNCH_NONE;
+		for (size_t cut = 0; cut <= s.n; cut += s.n > 8 ? s.n / 4 : 1) {
+			slice part = { s.p, s.n - cut };
+			double want = -1, got = -1, again = -1;
+			size_t n = timestamp_parse(part, &want);
+			size_t m = launch_stamp(&ln, part, &got), m2 = launch_stamp(&ln, part, &again);
+			CHECK(c, m == n && m2 == n && got == want && again == want, "'%.*s': %zu %zu for %zu", (int)part.n,
+			      part.p, m, m2, n);
+		}
+	}
+	/* the whole line, then its launcher's rest: each its own */
+	launch ln = LAUNCH_NONE;
+	slice line = SLICE_LIT("0: 2025-03-12 10:22:33 x");
+	double t = 0;
+	CHECK(c, launch_stamp(&ln, line, &t) == 0 && t == 0, "no stamp at the launcher's prefix");
+	CHECK(c, launch_stamp(&ln, (slice){ line.p + 3, line.n - 3 }, &t) == 19 && t > 0, "the rest's stamp");
+	lineinfo li;
+	lineinfo_init(&li, line);
+	const launch *l = lineinfo_launch(&li);
+	t = 0;
+	CHECK(c, l->rank == 0 && launch_stamp(&li.ln, li.rest, &t) == 19 && t > 0, "the stamp after the rank");
+}
+
 int main(void)
 {
 	checks cc = { 0 }, *c = &cc;
@@ -369,5 +401,6 @@ int main(void)
 	test_kubectl(c);
 	test_timestamps(c);
 	test_fast_path(c);
+	test_stamp_once(c);
 	return check_done(c, "record");
 }
