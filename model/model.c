@@ -50,6 +50,7 @@ void model_init_keyed(model *m, const catalog *cat, const hashkey *key)
 	hashkey_child(&sk, key, KEY_STRINGS);
 	intern_init_keyed(&m->str, &sk);
 	m->cur_proc = -1;
+	m->tagless.file = -1;
 	m->snap_seq = -2;
 	m->msg_file = m->msg_proc = -1;
 	m->last.file = -1;
@@ -654,6 +655,31 @@ void model_activity(model *m, int file, uint64_t lineno, uint64_t off, slice lin
 	(void)off;
 }
 
+/* The process whose stream the lines of a launcher's tag are, or -1. */
+static int tagged_proc(model *m, int file, slice tag)
+{
+	const stream *s = stream_find(m, file, intern_find(&m->str, tag));
+	return s ? s->proc : -1;
+}
+
+/* The same for a line without a tag: the stream of the file's untagged
+ * lines, or its stream of no tag at all. Most lines of a rank's file are
+ * such, one after the other: the answer is kept until a stream, a
+ * process's key or the strings change. */
+static int tagless_proc(model *m, int file)
+{
+	if (m->tagless.file == file && m->tagless.gen == m->gen && m->tagless.nstr == m->str.n)
+		return m->tagless.proc;
+	const stream *s = stream_find(m, file, intern_find(&m->str, SLICE_NONE));
+	if (!s)
+		s = stream_find(m, file, -1);
+	m->tagless.file = file;
+	m->tagless.proc = s ? s->proc : -1;
+	m->tagless.gen = m->gen;
+	m->tagless.nstr = m->str.n;
+	return m->tagless.proc;
+}
+
 void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li)
 {
 	/* a line of its own ends a c10 message, seen or not by the rules */
@@ -669,15 +695,11 @@ void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li)
 		launch_stamp(ln, li->rest, &t);
 	if (!time_dated(t))
 		return;
-	int tag = ln->tag.n ? intern_find(&m->str, ln->tag) : intern_find(&m->str, SLICE_NONE);
-	stream *s = stream_find(m, file, tag);
-	if (!s && !ln->tag.n)
-		s = stream_find(m, file, -1);
-	if (!s && m->partial) {
+	int pi = ln->tag.n ? tagged_proc(m, file, ln->tag) : tagless_proc(m, file);
+	if (pi < 0 && m->partial) {
 		/* a later part: the merge gives these times to whoever wrote the stream */
-		if (tag < 0)
-			tag = intern_get(&m->str, ln->tag);
-		int pi = tag >= 0 ? proc_new(m, -1, -1, file) : -1;
+		int tag = intern_get(&m->str, ln->tag);
+		pi = tag >= 0 ? proc_new(m, -1, -1, file) : -1;
 		if (pi < 0)
 			return;
 		m->procs[pi].tag = tag;
@@ -686,10 +708,9 @@ void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li)
 		stream_set(m, file, tag, pi);
 		if (!ln->tag.n)
 			stream_set(m, file, -1, pi);
-		s = stream_find(m, file, tag);
 	}
-	if (s)
-		proc_seen(m, &m->procs[s->proc], file, lineno, t);
+	if (pi >= 0)
+		proc_seen(m, &m->procs[pi], file, lineno, t);
 }
 
 /* The lines that go on a c10 message carrying an NCCL error (see

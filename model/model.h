@@ -331,6 +331,13 @@ typedef struct model {
 	stream *streams;       /* open addressing on (file, tag); proc -1 = empty */
 	size_t streamcap;      /* a power of two */
 	size_t nstreams;
+	/* the process a line without a launcher's tag was the stream of last,
+	 * good while gen and the strings stay as they were (proc -1: none) */
+	struct {
+		int file, proc;
+		uint64_t gen;
+		size_t nstr;
+	} tagless;
 	evref ev_killed;       /* the launcher killed the job (time limit, SIGTERM) */
 	evref ev_excerpt;      /* a cut mark ("[...]"): the logs are an excerpt */
 	intset table_hosts;    /* hosts of a device table (nccl-tests' "# Using devices") */
