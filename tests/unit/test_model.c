@@ -206,6 +206,18 @@ static void test_straggler_groups(checks *c, env *e)
 	sb_free(&t);
 }
 
+/* A virtual interface is told by its name's prefix, the whole prefix. */
+static void test_iface_virtual(checks *c)
+{
+	const char *yes[] = { "docker0", "veth75fa783", "virbr0", "br-1a2b", "cni0", "flannel.1", "cali123", "tun0", "tap1",
+			      "wg0", "tailscale0", "vxlan.calico", "wlan0", "cilium_host", "lxcbr0", "kube-ipvs0", "podman0" };
+	const char *no[] = { "eth0", "ens1f0", "ib0", "bond0", "br0", "enp65s0", "lo", "", "d", "docke", "vet", "wx0" };
+	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+		CHECK(c, model_iface_virtual(yes[i]), "%s is virtual", yes[i]);
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+		CHECK(c, !model_iface_virtual(no[i]), "'%s' is not", no[i]);
+}
+
 int main(int argc, char **argv)
 {
 	checks cc = { 0 }, *c = &cc;
@@ -219,6 +231,7 @@ int main(int argc, char **argv)
 	test_interleaved(c, &e, argv[2]);
 	test_loopback(c, &e);
 	test_straggler_groups(c, &e);
+	test_iface_virtual(c);
 	ruleset_free(&e.rs);
 	catalog_free(&e.cat);
 	return check_done(c, "model");
