@@ -688,11 +688,10 @@ void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li)
 	/* most lines carry no date: nothing below could change */
 	if (li->undated || !line_may_be_dated(li->s))
 		return;
-	lineinfo_launch(li);
-	launch *ln = &li->ln;
+	const launch *ln = lineinfo_launch(li);
 	double t = ln->time;
 	if (t == 0)
-		launch_stamp(ln, li->rest, &t);
+		lineinfo_stamp(li, li->rest, &t);
 	if (!time_dated(t))
 		return;
 	int pi = ln->tag.n ? tagged_proc(m, file, ln->tag) : tagless_proc(m, file);

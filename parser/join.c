@@ -209,7 +209,7 @@ bool join_continues_info(lineinfo *li, slice head)
 	if (memchr(s.p, '\r', s.n))
 		return false;
 	double tm;
-	if (launch_stamp(&li->ln, t, &tm) || line_head(t))
+	if (lineinfo_stamp(li, t, &tm) || line_head(t))
 		return false;
 	if (torn_prefix(t) || empty_label_line(t, head))
 		return false;

@@ -574,6 +574,11 @@ const launch *lineinfo_launch(lineinfo *li)
 	return &li->ln;
 }
 
+size_t lineinfo_stamp(lineinfo *li, slice at, double *t)
+{
+	return launch_stamp(&li->ln, at, t);
+}
+
 /* A clock "hh:mm:ss" in the first bytes: the dmesg -T, syslog and mpirun
  * --timestamp-output heads ("Mon May 24 07:12:46 2021") carry no dash. */
 static bool head_has_clock(slice s)

@@ -76,6 +76,10 @@ typedef struct lineinfo {
 void lineinfo_init(lineinfo *li, slice s);
 /* The line's launcher prefixes (li->rest is set with them). */
 const launch *lineinfo_launch(lineinfo *li);
+/* The timestamp at the start of at, a part of the line (timestamp_parse),
+ * read once a line whoever asks: the reassembly, the prefixes, the
+ * activity. */
+size_t lineinfo_stamp(lineinfo *li, slice at, double *t);
 /* False when s holds no "YYYY-MM-DD" anywhere and no clock "hh:mm:ss" in
  * its head: then no prefix and no timestamp of it has a date, and the line
  * cannot move a time that only dated stamps set. */
