@@ -126,16 +126,18 @@ void check_init(model *m)
 			intset_add(&stuck, (int)i);
 	}
 	/* ranks of a communicator seen starting but never completing */
-	for (size_t c = 0; c < m->ncomms; c++)
-		for (size_t k = 0; k < m->comms[c].rkcap; k++) {
-			const commrank *r = &m->comms[c].rk[k];
-			if (r->rank >= 0 && (r->flags & (CR_SEEN | CR_DONE)) == CR_SEEN && r->proc >= 0) {
-				int pi = r->proc;
-				if (!m->procs[pi].aborted && !m->procs[pi].destroyed && m->procs[pi].phase != PH_RUNNING &&
-				    !m->procs[pi].init_done && quiet(m, &m->procs[pi]))
-					intset_add(&stuck, pi);
-			}
+	for (size_t c = 0; c < m->ncomms; c++) {
+		int *seen;
+		size_t ns = model_comm_ranks(&m->comms[c], CR_SEEN, &seen);
+		for (size_t k = 0; k < ns; k++) {
+			int pi = model_comm_proc(&m->comms[c], seen[k]);
+			if (pi >= 0 && !model_comm_has(&m->comms[c], seen[k], CR_DONE) && !m->procs[pi].aborted &&
+			    !m->procs[pi].destroyed && m->procs[pi].phase != PH_RUNNING && !m->procs[pi].init_done &&
+			    quiet(m, &m->procs[pi]))
+				intset_add(&stuck, pi);
 		}
+		free(seen);
+	}
 	if (!stuck.n) {
 		intset_free(&stuck);
 		return;

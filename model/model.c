@@ -78,6 +78,8 @@ void model_free(model *m)
 	free(m->procs);
 	for (size_t i = 0; i < m->ncomms; i++) {
 		free(m->comms[i].rk);
+		free(m->comms[i].rf);
+		free(m->comms[i].rp);
 		evref_free(&m->comms[i].ev);
 	}
 	free(m->comms);

@@ -162,8 +162,9 @@ typedef struct proc {
 enum model_cap { MODEL_CAPS(X) CAP_COUNT };
 #undef X
 
-/* A communicator's ranks are hashed: its map is as big as the ranks the
- * logs show, not as its nranks says. */
+/* A communicator's ranks are hashed while few: its map is as big as the
+ * ranks the logs show, not as its nranks says. Once they fill a good part
+ * of nranks they are kept by rank (rf, rp), in no more room. */
 enum { CR_SEEN = 1, CR_DONE = 2 };
 typedef struct commrank {
 	int rank;           /* -1: an empty slot */
@@ -174,8 +175,10 @@ typedef struct commrank {
 typedef struct comm {
 	int key;            /* interned commId or "n<nranks>" */
 	int nranks;
-	commrank *rk;       /* open addressing on the rank */
+	commrank *rk;       /* hashed: open addressing on the rank */
 	size_t rkcap, nrk;  /* a power of two (or 0); ranks held */
+	unsigned char *rf;  /* by rank (NULL: hashed): its flags, nranks of them */
+	int *rp;            /* by rank: its process, where rf says it is known */
 	int nseen, ndone;   /* ranks with CR_SEEN, CR_DONE */
 	hashkey hk;         /* rk's hash key: its model's */
 	size_t lastrk;      /* the slot of the rank marked last: its next line is likely the same rank's */

@@ -67,6 +67,10 @@ int model_comm_key(model *m, slice name)
 	return intern_get(&m->str, name);
 }
 
+/* In a dense map the flags of a rank also say that it is held, and that
+ * its process is known (rp[rank] is set only then). */
+enum { CR_HELD = 4, CR_PROC = 8 };
+
 static size_t rank_slot(const comm *c, int rank)
 {
 	size_t i = (size_t)siphash_ints(&c->hk, (uint32_t)rank, 1) & (c->rkcap - 1);
@@ -86,6 +90,49 @@ static const commrank *rank_find(const comm *c, int rank)
 	return r->rank >= 0 ? r : NULL;
 }
 
+/* The hashed ranks moved to a map by rank: what a map of cap slots would
+ * cost, or less. */
+static void comm_densify(comm *c)
+{
+	c->rf = xcalloc((size_t)c->nranks, 1);
+	c->rp = xmalloc((size_t)c->nranks * sizeof *c->rp);
+	for (size_t i = 0; i < c->rkcap; i++) {
+		const commrank *r = &c->rk[i];
+		if (r->rank < 0)
+			continue;
+		c->rf[r->rank] = (unsigned char)(r->flags | CR_HELD | (r->proc >= 0 ? CR_PROC : 0));
+		c->rp[r->rank] = r->proc;
+	}
+	free(c->rk);
+	c->rk = NULL;
+	c->rkcap = c->lastrk = 0;
+}
+
+/* A rank of a dense map, marked. */
+static bool dense_mark(model *m, comm *c, int rank, unsigned flags, int pi)
+{
+	unsigned char *f = &c->rf[rank];
+	if (!(*f & CR_HELD)) {
+		if (m->ncommranks >= MODEL_MAX_COMM_RANKS) {
+			model_drop(m, CAP_COMM_RANKS);
+			return false;
+		}
+		*f = CR_HELD;
+		c->nrk++;
+		m->ncommranks++;
+	}
+	if ((flags & CR_SEEN) && !(*f & CR_SEEN))
+		c->nseen++;
+	if ((flags & CR_DONE) && !(*f & CR_DONE))
+		c->ndone++;
+	*f |= (unsigned char)(flags & (CR_SEEN | CR_DONE));
+	if (pi >= 0 && !(*f & CR_PROC)) {
+		c->rp[rank] = pi;
+		*f |= CR_PROC;
+	}
+	return true;
+}
+
 bool model_comm_mark(model *m, comm *c, int rank, unsigned flags, int pi)
 {
 	/* a later part's communicator has the size of its first line there,
@@ -93,6 +140,8 @@ bool model_comm_mark(model *m, comm *c, int rank, unsigned flags, int pi)
 	 * by the size the earlier parts gave it */
 	if (rank < 0 || rank >= (m->partial ? MODEL_RANKS_MAX : c->nranks))
 		return false;
+	if (c->rf)
+		return dense_mark(m, c, rank, flags, pi);
 	commrank *r = (commrank *)rank_find(c, rank);
 	if (!r) {
 		if (m->ncommranks >= MODEL_MAX_COMM_RANKS) {
@@ -100,9 +149,19 @@ bool model_comm_mark(model *m, comm *c, int rank, unsigned flags, int pi)
 			return false;
 		}
 		if ((c->nrk + 1) * 2 > c->rkcap) {
+			size_t cap = c->rkcap ? c->rkcap * 2 : 8;
+			/* a map by rank once it is no bigger than the hashed one would
+			 * be (a part's ranks may lie past nranks: it stays hashed). The
+			 * ranks of one communicator are met far apart in the input,
+			 * one file each: by rank, a mark reads one byte, often cached,
+			 * where a hashed one read two slots that rarely are. */
+			if (!m->partial && (size_t)c->nranks * (1 + sizeof *c->rp) <= cap * sizeof *c->rk) {
+				comm_densify(c);
+				return dense_mark(m, c, rank, flags, pi);
+			}
 			commrank *old = c->rk;
 			size_t oldcap = c->rkcap;
-			c->rkcap = oldcap ? oldcap * 2 : 8;
+			c->rkcap = cap;
 			c->rk = xmalloc(c->rkcap * sizeof *c->rk);
 			for (size_t i = 0; i < c->rkcap; i++)
 				c->rk[i].rank = -1;
@@ -129,12 +188,16 @@ bool model_comm_mark(model *m, comm *c, int rank, unsigned flags, int pi)
 
 int model_comm_proc(const comm *c, int rank)
 {
+	if (c->rf)
+		return rank >= 0 && rank < c->nranks && (c->rf[rank] & CR_PROC) ? c->rp[rank] : -1;
 	const commrank *r = rank_find(c, rank);
 	return r ? r->proc : -1;
 }
 
 bool model_comm_has(const comm *c, int rank, unsigned flags)
 {
+	if (c->rf)
+		return rank >= 0 && rank < c->nranks && (c->rf[rank] & CR_HELD) && (c->rf[rank] & flags) == flags;
 	const commrank *r = rank_find(c, rank);
 	return r && (r->flags & flags) == flags;
 }
@@ -149,6 +212,14 @@ size_t model_comm_ranks(const comm *c, unsigned flags, int **out)
 {
 	int *v = xmalloc((c->nrk ? c->nrk : 1) * sizeof *v);
 	size_t n = 0;
+	if (c->rf) {
+		/* in order already */
+		for (int r = 0; r < c->nranks; r++)
+			if ((c->rf[r] & CR_HELD) && (c->rf[r] & flags) == flags)
+				v[n++] = r;
+		*out = v;
+		return n;
+	}
 	for (size_t i = 0; i < c->rkcap; i++)
 		if (c->rk[i].rank >= 0 && (c->rk[i].flags & flags) == flags)
 			v[n++] = c->rk[i].rank;

@@ -2,7 +2,7 @@
  * communicator and the rank looked up last are found again without a
  * hash, and that shortcut never answers for another key. Names that are
  * prefixes of each other, two communicators in turn, ranks marked while
- * the rank map grows and moves its slots. */
+ * the rank map grows and moves its slots, and then is kept by rank. */
 #include "../../model/model.h"
 #include "check.h"
 
@@ -55,6 +55,35 @@ static void test_ranks(checks *c, model *m)
 	CHECK(c, model_comm_has(a, 199, CR_SEEN) && !model_comm_has(a, 200, CR_SEEN) && !model_comm_has(a, -1, 0),
 	      "199 yes, 200 and -1 no");
 	CHECK(c, !model_comm_mark(m, a, 256, CR_SEEN, 0), "a rank past nranks");
+	CHECK(c, a->rf && b->rf, "200 ranks of 256: kept by rank");
+	int *v;
+	size_t n = model_comm_ranks(a, CR_DONE, &v);
+	bad = n != 67;
+	for (size_t k = 0; k < n; k++)
+		bad += v[k] != (int)k * 3;
+	free(v);
+	CHECK(c, bad == 0, "the done ranks in order: %zu of them", n);
+}
+
+/* A map by rank costs no more than the hashed one it replaces: a few
+ * ranks of a huge communicator stay hashed, and so do a later part's,
+ * whose ranks may lie past the nranks it saw. */
+static void test_room(checks *c, model *m)
+{
+	comm *big = model_comm_get(m, model_comm_key(m, slice_from("big")), 1 << 20);
+	for (int r = 0; r < 5000; r++)
+		model_comm_mark(m, big, r * 97, CR_SEEN, r);
+	CHECK(c, !big->rf && big->nrk == 5000 && big->rkcap <= 16384, "5000 of 2^20 ranks: hashed, %zu slots",
+	      big->rkcap);
+	CHECK(c, model_comm_proc(big, 97 * 4999) == 4999 && !model_comm_has(big, 98, 0), "found by its hash");
+	model part;
+	model_init(&part, NULL);
+	part.partial = true;
+	comm *pc = model_comm_get(&part, model_comm_key(&part, slice_from("p")), 8);
+	for (int r = 0; r < 8; r++)
+		CHECK(c, model_comm_mark(&part, pc, r, CR_SEEN, r), "part: rank %d", r);
+	CHECK(c, model_comm_mark(&part, pc, 40, CR_SEEN, 40) && !pc->rf, "a part's rank past nranks: hashed");
+	model_free(&part);
 }
 
 int main(void)
@@ -64,6 +93,7 @@ int main(void)
 	model_init(&m, NULL);
 	test_keys(c, &m);
 	test_ranks(c, &m);
+	test_room(c, &m);
 	model_free(&m);
 	return check_done(c, "tables");
 }
