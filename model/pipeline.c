@@ -279,6 +279,58 @@ static void gathered(pipeline *p, const line *l, lineinfo *li, slice before, boo
 	after_part(p);
 }
 
+static bool chunk_holds(const pipeline *p, slice s)
+{
+	return p->cs.buf.p && s.p >= p->cs.buf.p && s.p + s.n <= p->cs.buf.p + p->cs.buf.n;
+}
+
+/* The line after l when the chunk holds all of it, as the splitter will
+ * pass it; false when it does not (l is the chunk's last, or not in it). */
+static bool next_line(const pipeline *p, const line *l, line *n)
+{
+	slice b = p->cs.buf;
+	if (!chunk_holds(p, l->text))
+		return false;
+	const char *q = l->text.p + l->text.n, *end = b.p + b.n;
+	if (q < end && *q == '\r')
+		q++;
+	if (q >= end || *q != '\n')
+		return false;
+	const char *start = q + 1, *nl = memchr(start, '\n', (size_t)(end - start));
+	if (!nl || (size_t)(nl - start) > p->ls.max)
+		return false;
+	size_t len = (size_t)(nl - start);
+	if (len && start[len - 1] == '\r')
+		len--;
+	*n = (line){ { start, len }, l->no + 1, l->off + (uint64_t)(start - l->text.p), false, memchr(start, '\r', len) != NULL };
+	return true;
+}
+
+/* Whether the next line, when the chunk holds it already, shows that the
+ * wide line l (seg) does not go on: what it would find with seg held,
+ * asked now, so that seg need not wait (copied, its hits kept) for it.
+ * False when it may go on, or the next line is not known yet: seg waits
+ * then, and the next line is asked again. */
+static bool ends_before(pipeline *p, const line *l, slice seg)
+{
+	line n;
+	/* in a plain chunk, neither line has markup undone into linkbuf */
+	if (!p->plain || seg.p != l->text.p || !next_line(p, l, &n))
+		return false;
+	lineinfo li;
+	lineinfo_init(&li, n.text);
+	size_t tok = p->line_tok;
+	bool again = tok && n.text.n > tok && memcmp(n.text.p, seg.p, tok + 1) == 0;
+	if (again)
+		li.nccl_tok = tok;
+	else if (join_continues_info(&li, seg))
+		return false;
+	/* what the next line would have learnt of its own token */
+	p->ahead_tok = li.nccl_tok;
+	p->ahead_at = n.text.p;
+	return true;
+}
+
 /* A segment is a line, or a part between carriage returns: progress bars
  * redraw with \r, and NCCL lines end up glued behind them. For a whole
  * line, prev is the full line before it that had no hit (or empty). */
@@ -321,8 +373,8 @@ static void segment(pipeline *p, const line *l, slice seg, bool whole, slice pre
 		return;
 	}
 	/* a line with a hit waits when it is wide: a word wrap may have cut it
-	 * at any width */
-	if (whole && seg.n >= JOIN_MIN_WIDTH && join_start(p->j, seg, l->no, l->off)) {
+	 * at any width (unless the next line, read already, says it ends) */
+	if (whole && seg.n >= JOIN_MIN_WIDTH && !ends_before(p, l, seg) && join_start(p->j, seg, l->no, l->off)) {
 		ruleset_hits_save(p->rs, &p->hits);
 		p->held_ref = ref;
 		p->held_tok = p->line_tok;
@@ -349,7 +401,9 @@ void pipeline_line(pipeline *p, const line *l)
 	}
 	if (p->state != JS_NONE && span)
 		flush_held(p);
-	p->line_tok = 0;
+	/* the token the line before read of this one, when it looked ahead */
+	p->line_tok = p->ahead_at == l->text.p ? p->ahead_tok : 0;
+	p->ahead_at = NULL;
 	if (p->state != JS_NONE) {
 		joiner *j = p->j;
 		const joinpart *last = &j->part[j->nparts - 1];

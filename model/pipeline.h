@@ -52,6 +52,11 @@ typedef struct pipeline {
 	/* the held line's NCCL "host:pid:tid" token length (lineinfo's
 	 * nccl_tok), 0 when unknown; line_tok: the line being read's */
 	size_t held_tok, line_tok;
+	/* a wide line with a hit need not be held when the next line, in the
+	 * chunk already, shows it ends: ahead_tok is the token that showed of
+	 * the line at ahead_at, read next */
+	const char *ahead_at;
+	size_t ahead_tok;
 	slice prev;
 	uint64_t prev_no, prev_off;
 	char *prevbuf;

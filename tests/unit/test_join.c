@@ -201,6 +201,8 @@ static void drop(model *m)
 	free(m);
 }
 
+static void test_ahead(checks *c, env *e);
+
 static void test_pipeline(checks *c, const char *rules)
 {
 	env e = { 0 };
@@ -293,6 +295,7 @@ static void test_pipeline(checks *c, const char *rules)
 	CHECK(c, f && f->count == 2 && f->nev == 1, "one catch-all for one template (count %llu)",
 	      f ? (unsigned long long)f->count : 0ULL);
 	drop(m);
+	test_ahead(c, &e);
 	ruleset_free(&e.rs);
 	catalog_free(&e.cat);
 	sb_free(&err);
@@ -321,6 +324,76 @@ static void test_token(checks *c)
 		CHECK(c, li.nccl_tok == v[i].tok && (!v[i].tok || !goes_on), "'%s': token %zu, want %zu", v[i].s, li.nccl_tok,
 		      v[i].tok);
 	}
+}
+
+/* What a model made of: its findings with their evidence and counts, and
+ * each process's rank, phase and last time. */
+static void digest(const model *m, strbuf *b)
+{
+	for (size_t i = 0; i < m->fs.n; i++) {
+		const finding *f = &m->fs.v[i];
+		sb_printf(b, "%s x%llu:", f->id, (unsigned long long)f->count);
+		for (size_t k = 0; k < f->nev; k++)
+			sb_printf(b, " %llu=%s", (unsigned long long)f->ev[k].line, f->ev[k].text ? f->ev[k].text : "");
+		sb_printf(b, "\n");
+	}
+	for (size_t i = 0; i < m->nprocs; i++)
+		sb_printf(b, "proc %zu rank %d phase %d last %.3f\n", i, m->procs[i].rank, (int)m->procs[i].phase,
+			  m->procs[i].last_time);
+}
+
+/* A wide line with a hit waits for the next one unless the next one is in
+ * the same read already and shows that it ends: read whole, line by line
+ * (the next line never there yet) and a byte at a time, the same model. */
+static void test_ahead(checks *c, env *e)
+{
+	const char *text =
+		"node-b:4711:4800 [1] NCCL INFO comm 0x55d1c0a30000 rank 1 nranks 4 cudaDev 1 busId 41000 - Init START\n"
+		"node-b:4711:4800 [1] NCCL INFO comm 0x55d1c0a30000 rank 1 nRanks 4 nNodes 2 localRanks 2 localRank 1 MNNVL 0\n"
+		"node-b:4711:4801 [1] NCCL INFO Channel 00/0 : 1[1] -> 2[0] [send] via NET/Socket/0\r\n"
+		"2025-06-03 10:00:00,050 INFO trainer.py:201 -- step 1 loss 2.2551 lr 3.0e-4 grad_norm 0.495\n"
+		"node-b:4711:4800 [1] transport/net_ib.cc:2317 NCCL WARN NET/IB: Got completion f\n"
+		"rom peer 10.1.0.12<46107> with status=12 opcode=0 len=0 vendor err 129 (Send) lo\n"
+		"calGid ::ffff:10.1.0.11 hca mlx5_1\n"
+		"node-b:4711:4800 [1] NCCL INFO comm 0x55d1c0a30000 rank 1 nranks 4 cudaDev 1 busId 41000 - Init COMPLETE\n"
+		/* the same from a Windows terminal: CRLF */
+		"node-c:4712:4900 [0] transport/net_ib.cc:2317 NCCL WARN NET/IB: Got completion f\r\n"
+		"rom peer 10.1.0.11<46107> with status=12 opcode=0 len=0 vendor err 129 (Send) lo\r\n"
+		"calGid ::ffff:10.1.0.12 hca mlx5_0\r\n"
+		"Epoch 0:  25%|##        | 25/100 [00:25<00:10]\rnode-b:4711:4800 [1] NCCL INFO Connected all rings\n"
+		"node-b:4711:4800 [1] NCCL INFO comm 0x55d1c0a30000 rank 1 nranks 4 cudaDev 1 busId 41000 - Init COMPLETE";
+	strbuf whole = { 0 };
+	model *m = analyze_text(e, text, strlen(text));
+	digest(m, &whole);
+	finding *f = findings_find(&m->fs, "ib-completion-error");
+	CHECK(c, f && f->count == 2 && f->nev == FINDING_MAX_EVIDENCE, "both wrapped WARNs are understood (%llu)",
+	      f ? (unsigned long long)f->count : 0ULL);
+	drop(m);
+	/* line by line: each read ends at a newline */
+	m = calloc(1, sizeof *m);
+	model_init(m, &e->cat);
+	pipeline p;
+	pipeline_begin(&p, m, &e->rs, model_add_input(m, "t.log"));
+	for (const char *q = text; *q;) {
+		const char *nl = strchr(q, '\n');
+		size_t n = nl ? (size_t)(nl - q) + 1 : strlen(q);
+		pipeline_feed(&p, q, n);
+		q += n;
+	}
+	pipeline_end(&p);
+	model_check(m);
+	strbuf lines = { 0 };
+	digest(m, &lines);
+	drop(m);
+	CHECK(c, whole.n && strcmp(whole.p, lines.p) == 0, "whole and line by line alike:\n%s---\n%s", whole.p, lines.p);
+	strbuf bytes = { 0 };
+	m = analyze_text(e, text, 1);
+	digest(m, &bytes);
+	drop(m);
+	CHECK(c, strcmp(whole.p, bytes.p) == 0, "whole and a byte at a time alike:\n%s---\n%s", whole.p, bytes.p);
+	sb_free(&whole);
+	sb_free(&lines);
+	sb_free(&bytes);
 }
 
 int main(int argc, char **argv)
