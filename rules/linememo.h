@@ -68,6 +68,9 @@ typedef struct memoref {
 
 typedef struct linememo {
 	hashkey key;
+	/* keys of the 32-byte blocks of a line, read by the vector hash */
+	uint64_t wide[(LINEMEMO_BYTES / 32 + 1) * 4];
+	bool avx2;
 	bool hot;
 	uint32_t skip;         /* cold: lines until the next one looked up */
 	uint32_t tries, found; /* this period */

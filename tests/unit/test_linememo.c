@@ -4,6 +4,7 @@
  * the parser's; it looks lines up on every line only while they repeat. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../rules/linememo.h"
 #include "check.h"
@@ -205,9 +206,40 @@ static void test_hot(checks *c)
 	linememo_free(lm);
 }
 
+/* Every byte of a line moves its hash, at every length the hash reads in
+ * its own way (words, then 32-byte blocks and an overlapping tail), and
+ * two blocks of a line swapped are another line. */
+static void test_hash(checks *c)
+{
+	linememo *lm = linememo_new();
+	char a[LINEMEMO_BYTES], b[LINEMEMO_BYTES];
+	for (size_t i = 0; i < sizeof a; i++)
+		a[i] = (char)('!' + (i * 7) % 90);
+	int same = 0, tried = 0;
+	for (size_t n = 1; n <= sizeof a; n++) {
+		uint64_t h = linememo_hash_of(lm, (slice){ a, n });
+		for (size_t i = 0; i < n; i++) {
+			memcpy(b, a, n);
+			b[i] ^= 1;
+			same += linememo_hash_of(lm, (slice){ b, n }) == h;
+			tried++;
+		}
+		CHECK(c, n == 1 || linememo_hash_of(lm, (slice){ a, n }) != linememo_hash_of(lm, (slice){ a, n - 1 }),
+		      "a line and its head differ (%zu bytes)", n);
+	}
+	CHECK(c, same == 0, "one byte changed, the same hash: %d of %d", same, tried);
+	memcpy(b, a + 32, 32);
+	memcpy(b + 32, a, 32);
+	memcpy(b + 64, a + 64, 64);
+	CHECK(c, linememo_hash_of(lm, (slice){ a, 128 }) != linememo_hash_of(lm, (slice){ b, 128 }),
+	      "two blocks swapped: another hash");
+	linememo_free(lm);
+}
+
 int main(void)
 {
 	checks cc = { 0 }, *c = &cc;
+	test_hash(c);
 	test_missed_twice(c);
 	test_exact(c);
 	test_bound(c);
