@@ -971,9 +971,19 @@ static unsigned transport_bits(slice via)
 	return bits;
 }
 
-static void on_transport(proc *p, slice via, long from, long to)
+static void on_transport(model *m, proc *p, slice via, long from, long to)
 {
-	unsigned bits = transport_bits(via);
+	/* a communicator's channel lines name the same path line after line:
+	 * the words of the last one are known */
+	unsigned bits;
+	if (via.n && via.n == m->via_n && memcmp(via.p, m->via, via.n) == 0) {
+		bits = m->via_bits;
+	} else {
+		bits = transport_bits(via);
+		m->via_n = via.n <= sizeof m->via ? via.n : 0;
+		memcpy(m->via, via.p, m->via_n);
+		m->via_bits = bits;
+	}
 	p->transports |= bits;
 	/* which end is this process is known once its rank is, maybe later */
 	if (from < 0 || to < 0 || from > INT32_MAX || to > INT32_MAX)
@@ -1397,7 +1407,7 @@ void model_match(model *m, const match *mt)
 		phase_at_least(m, p, PH_TOPOLOGY);
 		break;
 	case TAG_CHANNEL:
-		on_transport(p, match_cap(mt, CAPT_VIA), cap_long(mt, CAPT_FROM, -1), cap_long(mt, CAPT_TO, -1));
+		on_transport(m, p, match_cap(mt, CAPT_VIA), cap_long(mt, CAPT_FROM, -1), cap_long(mt, CAPT_TO, -1));
 		if (slice_starts(match_cap(mt, CAPT_VIA), "NET/"))
 			evref_here(m, &p->ev_netchan);
 		phase_at_least(m, p, PH_CONNECT);

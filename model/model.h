@@ -371,6 +371,10 @@ typedef struct model {
 	int cur_file;
 	uint64_t cur_line, cur_off;
 	int cur_proc;
+	/* the "via" text of the last channel line, and the transports it names */
+	char via[32];
+	size_t via_n;
+	unsigned via_bits;
 	const record *cur;
 	slice cur_text;
 	const linespan *cur_span; /* its physical lines when it was joined, or NULL */

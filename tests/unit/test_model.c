@@ -218,6 +218,28 @@ static void test_iface_virtual(checks *c)
 		CHECK(c, !model_iface_virtual(no[i]), "'%s' is not", no[i]);
 }
 
+/* Each channel line's transports, whichever line came before: the same
+ * path again, another of the same length, another process's. */
+static void test_transports(checks *c, env *e)
+{
+	const char *text = "hosta:100:100 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n"
+			   "hosta:100:100 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[1] via P2P/IPC\n"
+			   "hosta:100:100 [0] NCCL INFO Channel 02/0 : 0[0] -> 1[1] via SHM/dir\n"
+			   "hostb:200:200 [0] NCCL INFO Channel 00/0 : 1[0] -> 2[0] [send] via NET/IB/0\n"
+			   "hostc:300:300 [0] NCCL INFO Channel 00/0 : 2[0] -> 3[0] [send] via NET/IB/0\n";
+	model m;
+	feed_text(&m, e, text);
+	unsigned t[3] = { 0, 0, 0 };
+	for (size_t i = 0; i < m.nprocs; i++) {
+		const char *h = model_host(&m, (int)i);
+		if (h && h[0] == 'h' && h[4] >= 'a' && h[4] <= 'c')
+			t[h[4] - 'a'] |= m.procs[i].transports;
+	}
+	CHECK(c, t[0] == (TR_P2P | TR_SHM), "hosta: P2P and SHM (%u)", t[0]);
+	CHECK(c, t[1] == TR_NET_IB && t[2] == TR_NET_IB, "hostb and hostc: IB (%u, %u)", t[1], t[2]);
+	model_free(&m);
+}
+
 int main(int argc, char **argv)
 {
 	checks cc = { 0 }, *c = &cc;
@@ -232,6 +254,7 @@ int main(int argc, char **argv)
 	test_loopback(c, &e);
 	test_straggler_groups(c, &e);
 	test_iface_virtual(c);
+	test_transports(c, &e);
 	ruleset_free(&e.rs);
 	catalog_free(&e.cat);
 	return check_done(c, "model");
