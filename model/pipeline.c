@@ -284,9 +284,10 @@ static bool chunk_holds(const pipeline *p, slice s)
 	return p->cs.buf.p && s.p >= p->cs.buf.p && s.p + s.n <= p->cs.buf.p + p->cs.buf.n;
 }
 
-/* The line after l when the chunk holds all of it, as the splitter will
- * pass it; false when it does not (l is the chunk's last, or not in it). */
-static bool next_line(const pipeline *p, const line *l, line *n)
+/* The text of the line after l when the chunk holds all of it, as the
+ * splitter will pass it; false when it does not (l is the chunk's last,
+ * or not in it). */
+static bool next_text(const pipeline *p, const line *l, slice *n)
 {
 	slice b = p->cs.buf;
 	if (!chunk_holds(p, l->text))
@@ -302,7 +303,7 @@ static bool next_line(const pipeline *p, const line *l, line *n)
 	size_t len = (size_t)(nl - start);
 	if (len && start[len - 1] == '\r')
 		len--;
-	*n = (line){ { start, len }, l->no + 1, l->off + (uint64_t)(start - l->text.p), false, memchr(start, '\r', len) != NULL };
+	*n = (slice){ start, len };
 	return true;
 }
 
@@ -313,21 +314,21 @@ static bool next_line(const pipeline *p, const line *l, line *n)
  * then, and the next line is asked again. */
 static bool ends_before(pipeline *p, const line *l, slice seg)
 {
-	line n;
+	slice n;
 	/* in a plain chunk, neither line has markup undone into linkbuf */
-	if (!p->plain || seg.p != l->text.p || !next_line(p, l, &n))
+	if (!p->plain || seg.p != l->text.p || !next_text(p, l, &n))
 		return false;
 	lineinfo li;
-	lineinfo_init(&li, n.text);
+	lineinfo_init(&li, n);
 	size_t tok = p->line_tok;
-	bool again = tok && n.text.n > tok && memcmp(n.text.p, seg.p, tok + 1) == 0;
+	bool again = tok && n.n > tok && memcmp(n.p, seg.p, tok + 1) == 0;
 	if (again)
 		li.nccl_tok = tok;
 	else if (join_continues_info(&li, seg))
 		return false;
 	/* what the next line would have learnt of its own token */
 	p->ahead_tok = li.nccl_tok;
-	p->ahead_at = n.text.p;
+	p->ahead_at = n.p;
 	return true;
 }
 
