@@ -27,37 +27,42 @@ linememo *linememo_new(void)
 	return lm;
 }
 
-#if defined(__x86_64__)
-/* A line of 32 bytes or more, 32 at a time in four 64-bit lanes, each
- * adding the product of its two halves keyed (XXH3's accumulation): one
- * multiply a lane where the words took a multiply each in turn. */
-__attribute__((target("avx2"))) static uint64_t hash_avx2(const linememo *lm, slice t)
+/* A product carries a difference only upwards: the finish brings the high
+ * bits down to the slot's (and the hash is never 0). */
+static inline uint64_t finish(uint64_t h)
 {
-	const __m256i *key = (const __m256i *)(const void *)lm->wide;
-	__m256i acc = _mm256_set1_epi64x((long long)(lm->key.k[1] ^ t.n));
-	size_t i = 0, k = 0;
-	for (; i + 32 <= t.n; i += 32, k++) {
-		__m256i v = _mm256_loadu_si256((const __m256i *)(t.p + i));
-		__m256i dk = _mm256_xor_si256(v, _mm256_loadu_si256(key + k));
-		acc = _mm256_add_epi64(acc, _mm256_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2)));
-		acc = _mm256_add_epi64(acc, _mm256_mul_epu32(dk, _mm256_srli_epi64(dk, 32)));
-	}
-	if (i < t.n) {
-		/* the last 32 bytes, which end at the end */
-		__m256i v = _mm256_loadu_si256((const __m256i *)(t.p + t.n - 32));
-		__m256i dk = _mm256_xor_si256(v, _mm256_loadu_si256(key + k));
-		acc = _mm256_add_epi64(acc, _mm256_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2)));
-		acc = _mm256_add_epi64(acc, _mm256_mul_epu32(dk, _mm256_srli_epi64(dk, 32)));
-	}
-	uint64_t l[4];
-	_mm256_storeu_si256((__m256i *)l, acc);
-	uint64_t h = l[0] + (l[1] << 17 | l[1] >> 47) + (l[2] << 31 | l[2] >> 33) + (l[3] << 47 | l[3] >> 17);
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;
 	h ^= h >> 33;
 	h *= 0xc4ceb9fe1a85ec53ULL;
 	h ^= h >> 33;
 	return h | 1;
+}
+
+#if defined(__x86_64__)
+/* One 32-byte block of a line into the four lanes, with its own key. */
+__attribute__((target("avx2"))) static inline __m256i hash_block(__m256i acc, const char *p, const uint64_t *key)
+{
+	__m256i v = _mm256_loadu_si256((const __m256i *)p);
+	__m256i dk = _mm256_xor_si256(v, _mm256_loadu_si256((const __m256i *)(const void *)key));
+	acc = _mm256_add_epi64(acc, _mm256_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2)));
+	return _mm256_add_epi64(acc, _mm256_mul_epu32(dk, _mm256_srli_epi64(dk, 32)));
+}
+
+/* A line of 32 bytes or more, 32 at a time in four 64-bit lanes, each
+ * adding the product of its two halves keyed (XXH3's accumulation): one
+ * multiply a lane where the words took a multiply each in turn. */
+__attribute__((target("avx2"))) static uint64_t hash_avx2(const linememo *lm, slice t)
+{
+	__m256i acc = _mm256_set1_epi64x((long long)(lm->key.k[1] ^ t.n));
+	size_t i = 0, k = 0;
+	for (; i + 32 <= t.n; i += 32, k++)
+		acc = hash_block(acc, t.p + i, lm->wide + 4 * k);
+	if (i < t.n) /* the last 32 bytes, which end at the end */
+		acc = hash_block(acc, t.p + t.n - 32, lm->wide + 4 * k);
+	uint64_t l[4];
+	_mm256_storeu_si256((__m256i *)l, acc);
+	return finish(l[0] + (l[1] << 17 | l[1] >> 47) + (l[2] << 31 | l[2] >> 33) + (l[3] << 47 | l[3] >> 17));
 }
 #endif
 
@@ -99,15 +104,7 @@ uint64_t linememo_hash_of(linememo *lm, slice text)
 		a = (a ^ w0) * k;
 		b = (b ^ w1) * k;
 	}
-	/* a product carries a difference only upwards: the finish brings the
-	 * high bits down to the slot's */
-	uint64_t h = a ^ (b >> 31 | b << 33);
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h | 1;
+	return finish(a ^ (b >> 31 | b << 33));
 }
 
 /* Two ways a set: a line met again now and then keeps its place while
