@@ -140,8 +140,8 @@ bool model_comm_mark(model *m, comm *c, int rank, unsigned flags, int pi)
 	 * by the size the earlier parts gave it */
 	if (rank < 0 || rank >= (m->partial ? MODEL_RANKS_MAX : c->nranks))
 		return false;
-	if (c->rf)
-		return dense_mark(m, c, rank, flags, pi);
+	if (c->rf) /* never a part's: its ranks lie below nranks */
+		return rank < c->nranks && dense_mark(m, c, rank, flags, pi);
 	commrank *r = (commrank *)rank_find(c, rank);
 	if (!r) {
 		if (m->ncommranks >= MODEL_MAX_COMM_RANKS) {

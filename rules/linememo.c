@@ -75,7 +75,7 @@ uint64_t linememo_hash_of(linememo *lm, slice text)
 {
 	lm->skip = LINEMEMO_PROBE - 1;
 #if defined(__x86_64__)
-	if (lm->avx2 && text.n >= 32)
+	if (lm->avx2 && text.n >= 32 && text.n <= LINEMEMO_BYTES) /* a key for each block */
 		return hash_avx2(lm, text);
 #endif
 	/* keyed, and two words at a time in two lanes: a collision costs a
