@@ -284,29 +284,6 @@ static bool chunk_holds(const pipeline *p, slice s)
 	return p->cs.buf.p && s.p >= p->cs.buf.p && s.p + s.n <= p->cs.buf.p + p->cs.buf.n;
 }
 
-/* The text of the line after l when the chunk holds all of it, as the
- * splitter will pass it; false when it does not (l is the chunk's last,
- * or not in it). */
-static bool next_text(const pipeline *p, const line *l, slice *n)
-{
-	slice b = p->cs.buf;
-	if (!chunk_holds(p, l->text))
-		return false;
-	const char *q = l->text.p + l->text.n, *end = b.p + b.n;
-	if (q < end && *q == '\r')
-		q++;
-	if (q >= end || *q != '\n')
-		return false;
-	const char *start = q + 1, *nl = memchr(start, '\n', (size_t)(end - start));
-	if (!nl || (size_t)(nl - start) > p->ls.max)
-		return false;
-	size_t len = (size_t)(nl - start);
-	if (len && start[len - 1] == '\r')
-		len--;
-	*n = (slice){ start, len };
-	return true;
-}
-
 /* Whether the next line, when the chunk holds it already, shows that the
  * wide line l (seg) does not go on: what it would find with seg held,
  * asked now, so that seg need not wait (copied, its hits kept) for it.
@@ -316,7 +293,7 @@ static bool ends_before(pipeline *p, const line *l, slice seg)
 {
 	slice n;
 	/* in a plain chunk, neither line has markup undone into linkbuf */
-	if (!p->plain || seg.p != l->text.p || !next_text(p, l, &n))
+	if (!p->plain || seg.p != l->text.p || !chunk_holds(p, seg) || !linesplit_next(&p->ls, p->cs.buf, seg, &n))
 		return false;
 	lineinfo li;
 	lineinfo_init(&li, n);

@@ -169,6 +169,25 @@ void linesplit_feed(linesplit *ls, const char *p, size_t n, line_fn fn, void *ct
 	}
 }
 
+bool linesplit_next(const linesplit *ls, slice buf, slice text, slice *next)
+{
+	const char *q = text.p + text.n, *end = buf.p + buf.n;
+	if (text.p < buf.p || q > end)
+		return false;
+	if (q < end && *q == '\r')
+		q++;
+	if (q >= end || *q != '\n')
+		return false;
+	const char *start = q + 1, *nl = memchr(start, '\n', (size_t)(end - start));
+	if (!nl || (size_t)(nl - start) > ls->max)
+		return false;
+	size_t len = (size_t)(nl - start);
+	if (len && start[len - 1] == '\r')
+		len--;
+	*next = (slice){ start, len };
+	return true;
+}
+
 void linesplit_flush(linesplit *ls, line_fn fn, void *ctx)
 {
 	if (ls->ncarry)

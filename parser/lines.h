@@ -32,6 +32,10 @@ void linesplit_init(linesplit *ls, size_t maxline);
 void linesplit_free(linesplit *ls);
 /* Calls fn for every complete line in p[0..n). */
 void linesplit_feed(linesplit *ls, const char *p, size_t n, line_fn fn, void *ctx);
+/* The text of the line after text (a line passed from buf) as the splitter
+ * will pass it, when buf holds all of it: false when buf ends first, or the
+ * line is longer than the limit (it will be cut). */
+bool linesplit_next(const linesplit *ls, slice buf, slice text, slice *next);
 /* Emits a pending partial line, if any (end of input or a flush timeout). */
 void linesplit_flush(linesplit *ls, line_fn fn, void *ctx);
 bool linesplit_pending(const linesplit *ls);

@@ -1,5 +1,6 @@
 /* The line splitter: CRLF, torn chunks, cut long lines, no newline at end. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../parser/lines.h"
 #include "check.h"
@@ -59,6 +60,46 @@ static void note_cr(void *ctx, const line *l)
 		cs->len[cs->n] = l->text.n;
 	}
 	cs->n++;
+}
+
+/* Each line passed, and what linesplit_next says comes after it. */
+typedef struct ahead {
+	const linesplit *ls;
+	slice buf, text[8], next[8];
+	bool known[8];
+	int n;
+} ahead;
+
+static void look_ahead(void *ctx, const line *l)
+{
+	ahead *a = ctx;
+	if (a->n < 8) {
+		a->text[a->n] = l->text;
+		a->known[a->n] = linesplit_next(a->ls, a->buf, l->text, &a->next[a->n]);
+	}
+	a->n++;
+}
+
+/* The line after a line is the one the splitter passes next, CRLF or not,
+ * and nothing when the buffer ends first or the next line is too long. */
+static void test_next(checks *c)
+{
+	const char *text = "first line\r\nsecond\n\nthird \r inside\r\n0123456789abcdefghijklm\ntail\nno newline";
+	linesplit ls;
+	linesplit_init(&ls, 20);
+	ahead a = { &ls, slice_from(text), { { 0 } }, { { 0 } }, { false }, 0 };
+	linesplit_feed(&ls, text, strlen(text), look_ahead, &a);
+	CHECK(c, a.n == 6, "six lines passed: %d", a.n);
+	/* after the third: a line past the limit; after the cut one (from the
+	 * carry, not the buffer) and the last complete one: nothing */
+	static const bool known[6] = { true, true, true, false, false, false };
+	int bad = 0;
+	for (int i = 0; i < a.n && i < 6; i++)
+		if (a.known[i] != known[i] ||
+		    (known[i] && (a.next[i].p != a.text[i + 1].p || a.next[i].n != a.text[i + 1].n)))
+			bad++;
+	CHECK(c, bad == 0, "%d lines told another line ahead than the one passed next", bad);
+	linesplit_free(&ls);
 }
 
 int main(void)
@@ -155,5 +196,6 @@ int main(void)
 		}
 	}
 	CHECK(c, bad == 0, "%d placements of a CR told wrongly", bad);
+	test_next(c);
 	return check_done(c, "lines");
 }
