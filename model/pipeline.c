@@ -15,6 +15,12 @@
  * one literal over and over) the lines there are gated on their own. */
 #define FOUND_MAX 4096
 
+/* Whether s lies in the chunk being fed. */
+static bool chunk_holds(const pipeline *p, slice s)
+{
+	return p->cs.buf.p && s.p >= p->cs.buf.p && s.p + s.n <= p->cs.buf.p + p->cs.buf.n;
+}
+
 void pipeline_begin(pipeline *p, model *m, ruleset *rs, int file)
 {
 	pipeline_begin_at(p, m, rs, file, 1, 0);
@@ -80,7 +86,7 @@ static void on_found(void *ctx, int val, size_t start, size_t len, size_t at)
 static size_t gate_line(pipeline *p, slice seg)
 {
 	chunkscan *cs = &p->cs;
-	if (!cs->buf.p || seg.p < cs->buf.p || seg.p + seg.n > cs->buf.p + cs->buf.n)
+	if (!chunk_holds(p, seg))
 		return ruleset_gate(p->rs, seg);
 	size_t ss = (size_t)(seg.p - cs->buf.p), se = ss + seg.n;
 	if (cs->scanned < se) {
@@ -120,7 +126,7 @@ static size_t gate_known(pipeline *p, slice seg, memoref *ref)
 	if (kept && ruleset_hits_restore(p->rs, kept)) {
 		chunkscan *cs = &p->cs;
 		/* what its bytes hold is known: the scan goes on after them */
-		if (cs->buf.p && seg.p >= cs->buf.p && seg.p + seg.n <= cs->buf.p + cs->buf.n) {
+		if (chunk_holds(p, seg)) {
 			size_t se = (size_t)(seg.p + seg.n - cs->buf.p);
 			if (cs->scanned < se)
 				cs->scanned = se;
@@ -279,9 +285,15 @@ static void gathered(pipeline *p, const line *l, lineinfo *li, slice before, boo
 	after_part(p);
 }
 
-static bool chunk_holds(const pipeline *p, slice s)
+/* The held line's NCCL prefix again at the start of s: its process's next
+ * record, which join_continues_info would tell at more cost. Sets li's
+ * token when it is. */
+static bool same_token(lineinfo *li, slice s, slice head, size_t tok)
 {
-	return p->cs.buf.p && s.p >= p->cs.buf.p && s.p + s.n <= p->cs.buf.p + p->cs.buf.n;
+	if (!tok || s.n <= tok || memcmp(s.p, head.p, tok + 1) != 0)
+		return false;
+	li->nccl_tok = tok;
+	return true;
 }
 
 /* Whether the next line, when the chunk holds it already, shows that the
@@ -297,11 +309,7 @@ static bool ends_before(pipeline *p, const line *l, slice seg)
 		return false;
 	lineinfo li;
 	lineinfo_init(&li, n);
-	size_t tok = p->line_tok;
-	bool again = tok && n.n > tok && memcmp(n.p, seg.p, tok + 1) == 0;
-	if (again)
-		li.nccl_tok = tok;
-	else if (join_continues_info(&li, seg))
+	if (!same_token(&li, n, seg, p->line_tok) && join_continues_info(&li, seg))
 		return false;
 	/* what the next line would have learnt of its own token */
 	p->ahead_tok = li.nccl_tok;
@@ -389,11 +397,7 @@ void pipeline_line(pipeline *p, const line *l)
 		slice head = { j->buf + j->part[0].at, j->part[0].n };
 		lineinfo li;
 		lineinfo_init(&li, l->text);
-		/* the held line's NCCL prefix again: its process's next record,
-		 * which join_continues_info would tell at more cost */
-		bool again = p->held_tok && l->text.n > p->held_tok && memcmp(l->text.p, head.p, p->held_tok + 1) == 0;
-		if (again)
-			li.nccl_tok = p->held_tok;
+		bool again = same_token(&li, l->text, head, p->held_tok);
 		if (!again && !l->cut && join_continues_info(&li, head) && join_add(j, l->text, l->no, l->off)) {
 			if (p->state == JS_GATHER) {
 				size_t c = gate_line(p, l->text);
