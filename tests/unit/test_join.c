@@ -202,6 +202,7 @@ static void drop(model *m)
 }
 
 static void test_ahead(checks *c, env *e);
+static void test_redrawn(checks *c, env *e);
 
 static void test_pipeline(checks *c, const char *rules)
 {
@@ -296,6 +297,7 @@ static void test_pipeline(checks *c, const char *rules)
 	      f ? (unsigned long long)f->count : 0ULL);
 	drop(m);
 	test_ahead(c, &e);
+	test_redrawn(c, &e);
 	ruleset_free(&e.rs);
 	catalog_free(&e.cat);
 	sb_free(&err);
@@ -394,6 +396,61 @@ static void test_ahead(checks *c, env *e)
 	sb_free(&whole);
 	sb_free(&lines);
 	sb_free(&bytes);
+}
+
+/* A progress bar redrawn with \r: a line without a literal is a line of
+ * activity in every part, one with a literal (in any part) is read part by
+ * part, and a part's own date counts. The same read whole, line by line and
+ * a byte at a time. */
+static void test_redrawn(checks *c, env *e)
+{
+	const char *text =
+		"node-b:4711:4800 [1] NCCL INFO comm 0x55d1c0a30000 rank 1 nranks 4 cudaDev 1 busId 41000 - Init START\n"
+		"Epoch 0:   0%|          | 0/100 [00:00<00:10]\rEpoch 0:  25%|##        | 25/100 [00:25<00:10]\n"
+		"[2025-06-03 10:00:05] step 1 loss 2.25\r[2025-06-03 10:00:09] step 2 loss 2.20\n"
+		"Epoch 0:  50%|#####     | 50/100\rEpoch 0:  75%|#######   | 75/100\r"
+		"node-b:4711:4800 [1] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.0.0.2<44321> failed : "
+		"Connection refused\rEpoch 0: 100%|##########| 100/100\n"
+		"Epoch 1:   0%|          | 0/100\rEpoch 1:  25%|##        | 25/100\n";
+	strbuf whole = { 0 };
+	model *m = analyze_text(e, text, strlen(text));
+	digest(m, &whole);
+	finding *f = findings_find(&m->fs, "bootstrap-connect-failed");
+	CHECK(c, f && f->count == 1 && f->nev == 1 && f->ev[0].line == 4,
+	      "the WARN in the third part of line 4 is found there:\n%s", whole.p);
+	CHECK(c, m->nprocs == 1 && m->procs[0].last_time > 0, "the dated parts are the process's activity");
+	double last = m->nprocs ? m->procs[0].last_time : 0;
+	drop(m);
+	/* the second part's date is the later one */
+	m = analyze_text(e, "node-b:4711:4800 [1] NCCL INFO x\n[2025-06-03 10:00:05] step 1\n", 4096);
+	CHECK(c, m->nprocs == 1 && last - m->procs[0].last_time > 3.5 && last - m->procs[0].last_time < 4.5,
+	      "the last part's time is the last seen (%.3f)", m->nprocs ? last - m->procs[0].last_time : 0);
+	drop(m);
+	strbuf bytes = { 0 }, lines = { 0 };
+	m = analyze_text(e, text, 1);
+	digest(m, &bytes);
+	drop(m);
+	CHECK(c, strcmp(whole.p, bytes.p) == 0, "redrawn lines whole and a byte at a time alike:\n%s---\n%s", whole.p,
+	      bytes.p);
+	m = calloc(1, sizeof *m);
+	model_init(m, &e->cat);
+	pipeline p;
+	pipeline_begin(&p, m, &e->rs, model_add_input(m, "t.log"));
+	for (const char *q = text; *q;) {
+		const char *nl = strchr(q, '\n');
+		size_t n = nl ? (size_t)(nl - q) + 1 : strlen(q);
+		pipeline_feed(&p, q, n);
+		q += n;
+	}
+	pipeline_end(&p);
+	model_check(m);
+	digest(m, &lines);
+	drop(m);
+	CHECK(c, strcmp(whole.p, lines.p) == 0, "redrawn lines whole and line by line alike:\n%s---\n%s", whole.p,
+	      lines.p);
+	sb_free(&whole);
+	sb_free(&bytes);
+	sb_free(&lines);
 }
 
 int main(int argc, char **argv)
