@@ -714,6 +714,20 @@ void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li)
 		proc_seen(m, &m->procs[pi], file, lineno, t);
 }
 
+void model_activity_undated(model *m, int file, slice s)
+{
+	while (m->msg_file == file && s.n) {
+		const char *cr = memchr(s.p, '\r', s.n);
+		size_t n = cr ? (size_t)(cr - s.p) : s.n;
+		if (n && !join_bare((slice){ s.p, n }))
+			m->msg_file = -1;
+		if (!cr)
+			break;
+		s.p += n + 1;
+		s.n -= n + 1;
+	}
+}
+
 /* The lines that go on a c10 message carrying an NCCL error (see
  * join_record_opens_msg) are the process's of its first line, the only
  * one with the rank's prefix. */

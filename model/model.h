@@ -485,6 +485,9 @@ void model_record_end(model *m);
 void model_activity(model *m, int file, uint64_t lineno, uint64_t off, slice line);
 /* The same for a line whose prefixes li may already know (and learns). */
 void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li);
+/* The same for each part of a line redrawn with \r that holds no date in
+ * any part: a part may only end a c10 message. */
+void model_activity_undated(model *m, int file, slice line);
 /* Feeds one rule match on the current record. */
 void model_match(model *m, const match *mt);
 /* Merges src (the model of later inputs) into dst, as if dst had read

@@ -421,18 +421,15 @@ void pipeline_line(pipeline *p, const line *l)
 	bool undated = !line_may_be_dated(s);
 	/* and when the whole has no literal, no part has one: each part is a
 	 * line of activity alone, with no date to read */
-	bool quiet = undated && !gate_line(p, s) && !p->rs->record_hint;
+	if (undated && !gate_line(p, s) && !p->rs->record_hint) {
+		model_activity_undated(p->m, p->file, s);
+		return;
+	}
 	while (s.n) {
 		const char *cr = memchr(s.p, '\r', s.n);
 		size_t n = cr ? (size_t)(cr - s.p) : s.n;
-		if (n && quiet) {
-			lineinfo li;
-			lineinfo_init(&li, (slice){ s.p, n });
-			li.undated = true;
-			model_activity_info(p->m, p->file, l->no, &li);
-		} else if (n) {
+		if (n)
 			segment(p, l, (slice){ s.p, n }, false, SLICE_NONE, undated);
-		}
 		if (!cr)
 			break;
 		s.p += n + 1;

@@ -451,6 +451,30 @@ static void test_redrawn(checks *c, env *e)
 	sb_free(&whole);
 	sb_free(&bytes);
 	sb_free(&lines);
+	/* a c10 message goes on past a bar's redrawn parts, and ends at a part
+	 * that is a line of its own */
+	const char *msg = "[rank1]:[E415 21:17:08.996319560 ProcessGroupNCCL.cpp:552] [Rank 1] Collective WorkNCCL(SeqNum=335, "
+			  "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) raised the following async exception: "
+			  "NCCL error: remote process exited or there was a network error, NCCL version 2.21.5\n"
+			  "socketProgress: Connection closed by remote peer node-b<32926>\n"
+			  "%s\n"
+			  "socketProgress: Connection closed by remote peer node-c<32927>\n";
+	const struct {
+		const char *bar;
+		size_t procs;
+	} bars[] = {
+		{ "Epoch 0:  10%|#         | 10/100\rEpoch 0:  20%|##        | 20/100", 1 },
+		{ "Epoch 0:  10%|#         | 10/100\rINFO: saving a checkpoint", 2 },
+	};
+	for (size_t i = 0; i < sizeof bars / sizeof *bars; i++) {
+		char t[1024];
+		snprintf(t, sizeof t, msg, bars[i].bar);
+		m = analyze_text(e, t, 4096);
+		finding *fr = findings_find(&m->fs, "remote-peer-closed");
+		CHECK(c, fr && fr->procs.n == bars[i].procs, "after '%s': %zu processes, want %zu", bars[i].bar,
+		      fr ? fr->procs.n : 0, bars[i].procs);
+		drop(m);
+	}
 }
 
 int main(int argc, char **argv)
