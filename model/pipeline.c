@@ -303,9 +303,20 @@ static bool same_token(lineinfo *li, slice s, slice head, size_t tok)
  * then, and the next line is asked again. */
 static bool ends_before(pipeline *p, const line *l, slice seg)
 {
-	slice n;
 	/* in a plain chunk, neither line has markup undone into linkbuf */
-	if (!p->plain || seg.p != l->text.p || !chunk_holds(p, seg) || !linesplit_next(&p->ls, p->cs.buf, seg, &n))
+	if (!p->plain || seg.p != l->text.p || !chunk_holds(p, seg))
+		return false;
+	/* the process's next record, told by its prefix alone: the next
+	 * line's end is not needed (the prefix holds no newline) */
+	size_t tok = p->line_tok;
+	const char *after = tok ? linesplit_after(p->cs.buf, seg) : NULL;
+	if (after && (size_t)(p->cs.buf.p + p->cs.buf.n - after) > tok && memcmp(after, seg.p, tok + 1) == 0) {
+		p->ahead_tok = tok;
+		p->ahead_at = after;
+		return true;
+	}
+	slice n;
+	if (!linesplit_next(&p->ls, p->cs.buf, seg, &n))
 		return false;
 	lineinfo li;
 	lineinfo_init(&li, n);

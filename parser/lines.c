@@ -169,16 +169,22 @@ void linesplit_feed(linesplit *ls, const char *p, size_t n, line_fn fn, void *ct
 	}
 }
 
-bool linesplit_next(const linesplit *ls, slice buf, slice text, slice *next)
+const char *linesplit_after(slice buf, slice text)
 {
 	const char *q = text.p + text.n, *end = buf.p + buf.n;
 	if (text.p < buf.p || q > end)
-		return false;
+		return NULL;
 	if (q < end && *q == '\r')
 		q++;
-	if (q >= end || *q != '\n')
+	return q < end && *q == '\n' ? q + 1 : NULL;
+}
+
+bool linesplit_next(const linesplit *ls, slice buf, slice text, slice *next)
+{
+	const char *start = linesplit_after(buf, text), *end = buf.p + buf.n;
+	if (!start)
 		return false;
-	const char *start = q + 1, *nl = memchr(start, '\n', (size_t)(end - start));
+	const char *nl = memchr(start, '\n', (size_t)(end - start));
 	if (!nl || (size_t)(nl - start) > ls->max)
 		return false;
 	size_t len = (size_t)(nl - start);

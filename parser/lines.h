@@ -36,6 +36,9 @@ void linesplit_feed(linesplit *ls, const char *p, size_t n, line_fn fn, void *ct
  * will pass it, when buf holds all of it: false when buf ends first, or the
  * line is longer than the limit (it will be cut). */
 bool linesplit_next(const linesplit *ls, slice buf, slice text, slice *next);
+/* Where the line after text starts, when buf holds the newline that ends
+ * text: NULL when it does not. */
+const char *linesplit_after(slice buf, slice text);
 /* Emits a pending partial line, if any (end of input or a flush timeout). */
 void linesplit_flush(linesplit *ls, line_fn fn, void *ctx);
 bool linesplit_pending(const linesplit *ls);

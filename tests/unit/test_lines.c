@@ -66,6 +66,7 @@ static void note_cr(void *ctx, const line *l)
 typedef struct ahead {
 	const linesplit *ls;
 	slice buf, text[8], next[8];
+	const char *after[8];
 	bool known[8];
 	int n;
 } ahead;
@@ -76,6 +77,7 @@ static void look_ahead(void *ctx, const line *l)
 	if (a->n < 8) {
 		a->text[a->n] = l->text;
 		a->known[a->n] = linesplit_next(a->ls, a->buf, l->text, &a->next[a->n]);
+		a->after[a->n] = linesplit_after(a->buf, l->text);
 	}
 	a->n++;
 }
@@ -87,7 +89,7 @@ static void test_next(checks *c)
 	const char *text = "first line\r\nsecond\n\nthird \r inside\r\n0123456789abcdefghijklm\ntail\nno newline";
 	linesplit ls;
 	linesplit_init(&ls, 20);
-	ahead a = { &ls, slice_from(text), { { 0 } }, { { 0 } }, { false }, 0 };
+	ahead a = { &ls, slice_from(text), { { 0 } }, { { 0 } }, { NULL }, { false }, 0 };
 	linesplit_feed(&ls, text, strlen(text), look_ahead, &a);
 	CHECK(c, a.n == 6, "six lines passed: %d", a.n);
 	/* after the third: a line past the limit; after the cut one (from the
@@ -99,6 +101,14 @@ static void test_next(checks *c)
 		    (known[i] && (a.next[i].p != a.text[i + 1].p || a.next[i].n != a.text[i + 1].n)))
 			bad++;
 	CHECK(c, bad == 0, "%d lines told another line ahead than the one passed next", bad);
+	/* where the next line starts is known whenever the newline is there:
+	 * before the line past the limit and before the last one too; not
+	 * after the cut one, passed from the carry */
+	const char *after[6] = { text + 12, text + 19, text + 20, text + 36, NULL, text + 65 };
+	bad = 0;
+	for (int i = 0; i < a.n && i < 6; i++)
+		bad += a.after[i] != after[i];
+	CHECK(c, bad == 0, "%d lines told another start ahead", bad);
 	linesplit_free(&ls);
 }
 
