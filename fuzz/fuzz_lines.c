@@ -17,6 +17,7 @@ typedef struct sink {
 	size_t max;
 	uint64_t hash; /* over (no, off, text) of every line */
 	uint64_t lines;
+	recprefix known; /* the prefix of the record read before */
 } sink;
 
 static void must(bool ok)
@@ -55,6 +56,12 @@ static void on_line(void *ctx, const line *l)
 		record r;
 		size_t n = record_parse(s, &r);
 		must(n <= s.n);
+		/* the same read from the prefix of the record before */
+		record rk;
+		must(record_parse_known(s, &rk, &k->known) == n && rk.body.p == r.body.p && rk.body.n == r.body.n &&
+		     rk.host.p == r.host.p && rk.host.n == r.host.n && rk.pid == r.pid && rk.tid == r.tid &&
+		     rk.dev == r.dev && rk.level == r.level && rk.time == r.time && rk.ln.rank == r.ln.rank &&
+		     rk.ln.tag.n == r.ln.tag.n);
 		inside(r.text, s);
 		inside(r.host, s);
 		inside(r.ts, s);

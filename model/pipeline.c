@@ -160,7 +160,7 @@ static void analyze(pipeline *p, uint64_t no, uint64_t off, slice seg, size_t ca
 	size_t at = 0;
 	while (at < seg.n) {
 		record r;
-		size_t k = record_parse((slice){ seg.p + at, seg.n - at }, &r);
+		size_t k = record_parse_known((slice){ seg.p + at, seg.n - at }, &r, &p->pfx);
 		model_record(p->m, p->file, no, off, &r, span);
 		if (cands && r.body.n)
 			ruleset_match(p->rs, r.body, r.site, r.level, on_match, p->m);

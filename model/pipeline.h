@@ -64,6 +64,7 @@ typedef struct pipeline {
 	bool plain;    /* the chunk being fed holds no "://" and no backtick */
 	bool avx2;     /* the CPU has it: chunk_plain's wider pass */
 	chunkscan cs;
+	recprefix pfx; /* the NCCL prefix of the record read last */
 } pipeline;
 
 void pipeline_begin(pipeline *p, model *m, ruleset *rs, int file);

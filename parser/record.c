@@ -1044,11 +1044,9 @@ static bool digits_fwd(slice s, size_t *i, long *v)
 	return true;
 }
 
-/* "[%F %T] "? HOST:PID:TID ([DEV] )?NCCL LEVEL BODY, with no launcher
- * prefix: what most lines of a log are. Fills r as record_parse_general
- * does and sets *len; false (r undefined) for any other line, which that
- * path reads. */
-static bool record_fast(slice s, record *r, size_t *len)
+/* "[%F %T] "? HOST:PID:TID ([DEV] )?NCCL LEVEL ", read forward: false for
+ * any other start. */
+static bool prefix_fast(slice s, recprefix *k)
 {
 	size_t h = 0;
 	double t = 0;
@@ -1075,14 +1073,14 @@ static bool record_fast(slice s, record *r, size_t *len)
 	i++;
 	int dev = -1;
 	if (i < s.n && s.p[i] == '[') {
-		size_t k = ++i;
+		size_t q = ++i;
 		long v = 0;
-		while (k < s.n && is_digit(s.p[k]) && k - i < 7)
-			v = v * 10 + (s.p[k++] - '0');
-		if (k == i || k - i > 6 || k + 1 >= s.n || s.p[k] != ']' || s.p[k + 1] != ' ')
+		while (q < s.n && is_digit(s.p[q]) && q - i < 7)
+			v = v * 10 + (s.p[q++] - '0');
+		if (q == i || q - i > 6 || q + 1 >= s.n || s.p[q] != ']' || s.p[q + 1] != ' ')
 			return false;
 		dev = (int)v;
-		i = k + 2;
+		i = q + 2;
 	}
 	if (i + 5 > s.n || memcmp(s.p + i, "NCCL ", 5) != 0)
 		return false;
@@ -1100,27 +1098,68 @@ static bool record_fast(slice s, record *r, size_t *len)
 		dot |= s.p[d++] == '.';
 	if (dot && d < host_end && ((s.p[d] >= 'a' && s.p[d] <= 'z') || (s.p[d] >= 'A' && s.p[d] <= 'Z')))
 		return false;
-	if (!no_launcher((slice){ s.p + h, s.n - h }, host_end - h, seen & 2, body - h))
+	/* field by field: b is filled only when it is kept */
+	k->n = body;
+	k->h = h;
+	k->host_end = host_end;
+	k->pid = pid;
+	k->tid = tid;
+	k->dev = dev;
+	k->lv = lv;
+	k->dot = seen & 2;
+	k->t = t;
+	return true;
+}
+
+/* The record of s, whose start k read: with no launcher prefix, what
+ * most lines of a log are. False (r undefined) when a launcher's prefix
+ * may be there after all, for record_parse_general to read. */
+static bool record_fill(slice s, const recprefix *k, record *r, size_t *len)
+{
+	size_t h = k->h;
+	if (!no_launcher((slice){ s.p + h, s.n - h }, k->host_end - h, k->dot, k->n - h))
 		return false;
 	record_reset(r, s);
-	r->host = (slice){ s.p + h, host_end - h };
-	r->pid = pid;
-	r->tid = tid;
-	r->dev = dev;
-	r->level = lv;
+	r->host = (slice){ s.p + h, k->host_end - h };
+	r->pid = k->pid;
+	r->tid = k->tid;
+	r->dev = k->dev;
+	r->level = k->lv;
 	r->nccl = true;
 	if (h) {
 		r->ts = (slice){ s.p + 1, 19 };
-		r->time = r->ln.time = t;
+		r->time = r->ln.time = k->t;
 	}
-	*len = record_finish(s, r, h, body);
+	*len = record_finish(s, r, h, k->n);
 	return true;
 }
 
 size_t record_parse(slice s, record *r)
 {
 	size_t n;
-	if (record_fast(s, r, &n))
+	recprefix k;
+	if (prefix_fast(s, &k) && record_fill(s, &k, r, &n))
 		return n;
+	return record_parse_general(s, r);
+}
+
+size_t record_parse_known(slice s, record *r, recprefix *known)
+{
+	size_t n;
+	/* the same bytes up to the body (its blank included) read the same */
+	if (known->n && s.n > known->n && memcmp(s.p, known->b, known->n) == 0) {
+		if (record_fill(s, known, r, &n))
+			return n;
+		return record_parse_general(s, r);
+	}
+	recprefix k;
+	if (prefix_fast(s, &k)) {
+		if (k.n <= sizeof k.b && s.p[k.n - 1] == ' ') {
+			memcpy(k.b, s.p, k.n);
+			*known = k;
+		}
+		if (record_fill(s, &k, r, &n))
+			return n;
+	}
 	return record_parse_general(s, r);
 }

@@ -47,6 +47,22 @@ typedef struct record {
 /* Parses the first record of s into r. Returns how many bytes of s it
  * covers: less than s.n when another process's record is glued after it. */
 size_t record_parse(slice s, record *r);
+/* What the fast path read of a line's start (an NCCL prefix, up to the
+ * body): the next line of the same process starts with the same bytes. */
+typedef struct recprefix {
+	char b[128];
+	size_t n; /* bytes of b, the body's offset; 0: none kept */
+	size_t h, host_end;
+	long pid, tid;
+	int dev;
+	enum level lv;
+	bool dot; /* the host holds a '.' */
+	double t;
+} recprefix;
+/* record_parse, the same on every line, that reads a line starting with
+ * the bytes of the prefix it kept in *known by a compare, and keeps the
+ * prefix of s there. *known starts zeroed. */
+size_t record_parse_known(slice s, record *r, recprefix *known);
 /* The same for every shape, without the fast path for the common one:
  * record_parse must agree with it on every line (tests/unit/test_record.c). */
 size_t record_parse_general(slice s, record *r);

@@ -223,14 +223,22 @@ static bool same_record(const record *a, const record *b)
 	       a->ln.time == b->ln.time;
 }
 
-/* Both readings of every record of line (glued ones too) match. */
-static bool same_readings(checks *c, slice line)
+/* Both readings of every record of line (glued ones too) match, and so
+ * does the reading from the prefix known of the lines before. */
+static bool same_readings(checks *c, slice line, recprefix *known)
 {
 	size_t off = 0;
 	do {
 		slice s = { line.p + off, line.n - off };
-		record f, g;
+		record f, g, k;
 		size_t kf = record_parse(s, &f), kg = record_parse_general(s, &g);
+		size_t kk = record_parse_known(s, &k, known);
+		if (kk != kf || !same_record(&k, &f)) {
+			CHECK(c, false, "'%.*s' at %zu: read from the known prefix %zu bytes (body '%.*s'), else %zu "
+			      "(body '%.*s')", (int)line.n, line.p, off, kk, (int)k.body.n, k.body.p ? k.body.p : "", kf,
+			      (int)f.body.n, f.body.p ? f.body.p : "");
+			return false;
+		}
 		if (kf != kg || !same_record(&f, &g)) {
 			CHECK(c, false, "'%.*s' at %zu: fast path read %zu bytes (host '%.*s', body '%.*s'), general %zu "
 			      "(host '%.*s', body '%.*s')", (int)line.n, line.p, off, kf, (int)f.host.n,
@@ -308,6 +316,7 @@ static void test_fast_path(checks *c)
 {
 	char buf[512];
 	size_t lines = 0, bad = 0;
+	recprefix known = { 0 };
 	/* every lead, host, ids, [dev] and level with the common separators */
 	for (size_t l = 0; l < COUNT(leads); l++)
 		for (size_t h = 0; h < COUNT(hosts); h++)
@@ -321,15 +330,23 @@ static void test_fast_path(checks *c)
 						memcpy(buf + n, bodies[b], m);
 						lines++;
 						if (bad < 20)
-							bad += !same_readings(c, (slice){ buf, n + m });
+							bad += !same_readings(c, (slice){ buf, n + m }, &known);
 					}
 	/* random picks of every part, then bytes changed, added and cut */
 	static const char alphabet[] = " :[]0123456789.-_aZ<>()|\r\t=/NCLIFOW,s";
 	uint64_t x = 0x9e3779b97f4a7c15u;
+	const char *parts[6];
 	for (int t = 0; t < 400000; t++) {
-		const char *parts[6] = { leads[next_rand(&x) % COUNT(leads)], hosts[next_rand(&x) % COUNT(hosts)],
-					 ids[next_rand(&x) % COUNT(ids)], devs[next_rand(&x) % COUNT(devs)],
-					 nccls[next_rand(&x) % COUNT(nccls)], levels[next_rand(&x) % COUNT(levels)] };
+		/* every other line the same parts again: the next record of a
+		 * process, another body, read from the prefix known */
+		if (t % 2 == 0) {
+			parts[0] = leads[next_rand(&x) % COUNT(leads)];
+			parts[1] = hosts[next_rand(&x) % COUNT(hosts)];
+			parts[2] = ids[next_rand(&x) % COUNT(ids)];
+			parts[3] = devs[next_rand(&x) % COUNT(devs)];
+			parts[4] = nccls[next_rand(&x) % COUNT(nccls)];
+			parts[5] = levels[next_rand(&x) % COUNT(levels)];
+		}
 		size_t n = compose(buf, 300, parts);
 		const char *body = bodies[next_rand(&x) % COUNT(bodies)];
 		memcpy(buf + n, body, strlen(body));
@@ -354,9 +371,32 @@ static void test_fast_path(checks *c)
 		}
 		lines++;
 		if (bad < 20)
-			bad += !same_readings(c, (slice){ buf, n });
+			bad += !same_readings(c, (slice){ buf, n }, &known);
 	}
 	CHECK(c, lines > 1000000, "%zu lines", lines);
+	/* a line read after one whose prefix it shares but for one byte, any
+	 * byte of it, that byte another */
+	static const char other[] = " :[]0X.<";
+	for (size_t h = 0; h < COUNT(hosts); h += 3)
+		for (size_t d = 0; d < COUNT(devs); d += 2)
+			for (size_t v = 0; v < 3; v++) {
+				const char *pp[6] = { leads[(h + d) % 3], hosts[h], ids[0], devs[d], "NCCL ", levels[v] };
+				size_t n = compose(buf, 300, pp);
+				buf[n] = ' ';
+				for (size_t at = 0; at <= n; at++)
+					for (size_t o = 0; o < sizeof other - 1; o++) {
+						const char *body = bodies[(at + o) % COUNT(bodies)];
+						size_t m = strlen(body);
+						memcpy(buf + n + 1, body, m);
+						if (bad < 20)
+							bad += !same_readings(c, (slice){ buf, n + 1 + m }, &known);
+						char keep = buf[at];
+						buf[at] = other[o];
+						if (bad < 20)
+							bad += !same_readings(c, (slice){ buf, n + 1 + m }, &known);
+						buf[at] = keep;
+					}
+			}
 }
 
 /* A stamp is read once a line, and what is remembered is what a read
