@@ -826,7 +826,7 @@ static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 	}
 	int k = model_comm_key(m, commid);
 	slice state = match_cap(mt, CAPT_STATE);
-	bool complete = slice_eq_str(state, "COMPLETE");
+	bool complete = slice_eq_str(state, "COMPLETE"), start = !complete && slice_eq_str(state, "START");
 	comm *c = k >= 0 ? model_comm_get(m, k, (int)nranks) : NULL;
 	if (c) {
 		c->lines++;
@@ -841,16 +841,17 @@ static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 		/* the index knows it by its rank: only a new one needs telling */
 		if (moved)
 			model_proc_keyed(m, pi);
-		int b = cap_str(m, mt, CAPT_BUSID);
-		if (b >= 0)
-			p->busid = b;
+		/* a process's every communicator is on its one device */
+		slice bus = match_cap(mt, CAPT_BUSID);
+		if (bus.n && (p->busid < 0 || !slice_eq(intern_slice(&m->str, p->busid), bus)))
+			p->busid = intern_get(&m->str, bus);
 		long dev = cap_long(mt, CAPT_DEV, -1);
 		if (dev >= 0)
 			p->dev = (int)dev;
 	}
-	if (slice_eq_str(state, "START") || complete)
+	if (start || complete)
 		p->init_started = true;
-	p->init_start_seen |= slice_eq_str(state, "START");
+	p->init_start_seen |= start;
 	evref_here(m, &p->ev_init);
 	if (complete) {
 		if (p->done_file < 0) {
