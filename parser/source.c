@@ -11,7 +11,11 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#define OUT_CHUNK (256u * 1024u)
+/* Bytes a read hands over: the pipeline passes over a chunk several times
+ * (markup, lines, literals, the lines' own reads), so it stays in the
+ * second-level cache with the line memo and the tables beside it. 64 KiB
+ * ran 4-6% faster than 256 KiB, and as fast as 32 or 128. */
+#define OUT_CHUNK (64u * 1024u)
 #define PAGE 4096u
 
 struct source {
