@@ -152,9 +152,8 @@ static size_t choose_window(const gate *g, size_t k)
 static double nib_p(unsigned set, const double *f)
 {
 	double p = 0;
-	for (int v = 0; v < 16; v++)
-		if (set >> v & 1)
-			p += f[v];
+	for (; set; set &= set - 1) /* in the order of the nibbles */
+		p += f[__builtin_ctz(set)];
 	return p;
 }
 
@@ -164,6 +163,8 @@ static double nib_p(unsigned set, const double *f)
  * its bits are inside the bucket's. */
 typedef struct filling {
 	uint64_t m[BUCKETS][2];
+	uint32_t cnt[BUCKETS][128]; /* the windows in a bucket that have each bit */
+	double pk[BUCKETS];         /* indep_p of each bucket's bits */
 	double flo[16], fhi[16]; /* the share of log bytes with each nibble */
 	/* the common sequences (grams.c): their bits, their counts per 65536
 	 * positions, and for each bit the sequences that have it */
@@ -195,12 +196,23 @@ static double indep_p(const filling *f, const uint64_t *m)
 	return p;
 }
 
-static void bucket_add(filling *f, int k, const unsigned char *by)
+/* Puts the window by into bucket k (d = 1) or takes it out (d = -1): a
+ * bit stays while a window of the bucket has it. */
+static void bucket_count(filling *f, int k, const unsigned char *by, int d)
 {
 	uint64_t w[2];
 	seq_bits(by, w);
-	f->m[k][0] |= w[0];
-	f->m[k][1] |= w[1];
+	for (int word = 0; word < 2; word++)
+		for (uint64_t bits = w[word]; bits; bits &= bits - 1) {
+			int b = __builtin_ctzll(bits);
+			uint32_t *c = &f->cnt[k][64 * word + b];
+			*c = d > 0 ? *c + 1 : *c - 1;
+			if (*c)
+				f->m[k][word] |= (uint64_t)1 << b;
+			else
+				f->m[k][word] &= ~((uint64_t)1 << b);
+		}
+	f->pk[k] = indep_p(f, f->m[k]);
 }
 
 /* How much the share of positions that pass bucket k grows with the
@@ -217,7 +229,7 @@ static double bucket_growth(const filling *f, int k, const unsigned char *by)
 	if (!nw[0] && !nw[1])
 		return 0;
 	uint64_t after[2] = { f->m[k][0] | w[0], f->m[k][1] | w[1] };
-	double d = indep_p(f, after) - indep_p(f, f->m[k]);
+	double d = indep_p(f, after) - f->pk[k];
 	uint64_t seqs = 0;
 	for (int word = 0; word < 2; word++)
 		for (uint64_t bits = nw[word]; bits; bits &= bits - 1) {
@@ -247,7 +259,7 @@ static int bucket_place(filling *f, const unsigned char *by)
 			best = k;
 		}
 	}
-	bucket_add(f, best, by);
+	bucket_count(f, best, by, 1);
 	return best;
 }
 
@@ -288,16 +300,14 @@ static void fill_buckets(gate *g, const uint32_t *tri, size_t ntri)
 		f->fhi[c >> 4] += byte_freq[c] / total;
 	}
 	index_grams(f);
+	for (int k = 0; k < BUCKETS; k++)
+		f->pk[k] = indep_p(f, f->m[k]);
 	int *in = xcalloc(ntri ? ntri : 1, sizeof *in);
 	for (size_t i = 0; i < ntri; i++)
 		in[i] = bucket_place(f, (const unsigned char *)&tri[i]);
 	for (int sweep = 0; sweep < 2; sweep++)
 		for (size_t i = 0; i < ntri; i++) {
-			int k = in[i];
-			f->m[k][0] = f->m[k][1] = 0;
-			for (size_t o = 0; o < ntri; o++)
-				if (o != i && in[o] == k)
-					bucket_add(f, k, (const unsigned char *)&tri[o]);
+			bucket_count(f, in[i], (const unsigned char *)&tri[i], -1);
 			in[i] = bucket_place(f, (const unsigned char *)&tri[i]);
 		}
 	for (int k = 0; k < BUCKETS; k++)
