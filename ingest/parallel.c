@@ -16,7 +16,9 @@
 /* A big plain file is cut at newlines into parts of at least this size
  * (NCCLOG_CHUNK_BYTES overrides it, for tests), read on several threads. */
 #define CHUNK_MIN (64u << 20)
-#define READ_BUF (256u * 1024u)
+/* what a part reads at a time: as much as a whole input's reads (source.c),
+ * for the same cache */
+#define READ_BUF (64u * 1024u)
 /* Items read ahead of the merge, per thread: enough that a worker seldom
  * waits for the merge of the small files before, few enough that the
  * models held stay few. */
