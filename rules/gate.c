@@ -220,8 +220,9 @@ static void bucket_count(filling *f, int k, const unsigned char *by, int d)
  * plus the common 4-byte sequences that come to pass, which they are not
  * ("NCCL", "NFO ", " via "): each costs a lookup wherever it occurs. A
  * sequence comes to pass when the bits it lacks are all new; it is
- * counted at the lowest of them. */
-static double bucket_growth(const filling *f, int k, const unsigned char *by)
+ * counted at the lowest of them. Not counted when the bytes' share alone
+ * grows by best or more (a bucket tried before grew less). */
+static double bucket_growth(const filling *f, int k, const unsigned char *by, double best)
 {
 	uint64_t w[2];
 	seq_bits(by, w);
@@ -230,6 +231,8 @@ static double bucket_growth(const filling *f, int k, const unsigned char *by)
 		return 0;
 	uint64_t after[2] = { f->m[k][0] | w[0], f->m[k][1] | w[1] };
 	double d = indep_p(f, after) - f->pk[k];
+	if (d >= best)
+		return d; /* the sequences only add: no better than the best so far */
 	uint64_t seqs = 0;
 	for (int word = 0; word < 2; word++)
 		for (uint64_t bits = nw[word]; bits; bits &= bits - 1) {
@@ -253,7 +256,7 @@ static int bucket_place(filling *f, const unsigned char *by)
 	int best = 0;
 	double bestd = 1e300;
 	for (int k = 0; k < BUCKETS && bestd > 0; k++) {
-		double d = bucket_growth(f, k, by);
+		double d = bucket_growth(f, k, by, bestd);
 		if (d < bestd) {
 			bestd = d;
 			best = k;
