@@ -91,9 +91,14 @@ static size_t gate_line(pipeline *p, slice seg)
 	size_t ss = (size_t)(seg.p - cs->buf.p), se = ss + seg.n;
 	if (cs->scanned < se) {
 		/* while lines repeat, most are gated from the memo: a line at a
-		 * time spares the scan of the ones that are */
+		 * time spares the scan of the ones that are, and one scanned
+		 * alone needs no list of what was found where. The chunk's scan
+		 * stays where it was: the parts of a redrawn line are asked
+		 * about after the whole */
 		bool each = p->rs->lines && linememo_hot(p->rs->lines) && gate_scans_short(p->rs->g);
-		size_t to = !each && se - cs->scanned < SCAN_BLOCK ? cs->scanned + SCAN_BLOCK : se;
+		if (each)
+			return ruleset_gate(p->rs, seg);
+		size_t to = se - cs->scanned < SCAN_BLOCK ? cs->scanned + SCAN_BLOCK : se;
 		to = to < cs->buf.n ? to : cs->buf.n;
 		gate_scan_at(p->rs->g, cs->buf, cs->scanned, to, on_found, cs);
 		cs->scanned = to;
