@@ -547,8 +547,8 @@ static int last_proc(const model *m, int file, const record *r)
 {
 	const lastproc *c = &m->last;
 	if (c->file != file || c->pid != r->pid || c->gen != m->gen || c->nprocs != m->nprocs ||
-	    c->host.n != r->host.n || c->tag.n != r->ln.tag.n || (c->host.n && memcmp(c->host.p, r->host.p, c->host.n) != 0) ||
-	    (c->tag.n && memcmp(c->tag.p, r->ln.tag.p, c->tag.n) != 0))
+	    c->host.n != r->host.n || c->tag.n != r->ln.tag.n || !bytes_same(c->host.p, r->host.p, c->host.n) ||
+	    !bytes_same(c->tag.p, r->ln.tag.p, c->tag.n))
 		return -1;
 	return c->proc;
 }

@@ -295,7 +295,7 @@ static void gathered(pipeline *p, const line *l, lineinfo *li, slice before, boo
  * token when it is. */
 static bool same_token(lineinfo *li, slice s, slice head, size_t tok)
 {
-	if (!tok || s.n <= tok || memcmp(s.p, head.p, tok + 1) != 0)
+	if (!tok || s.n <= tok || !bytes_same(s.p, head.p, tok + 1))
 		return false;
 	li->nccl_tok = tok;
 	return true;
@@ -315,7 +315,7 @@ static bool ends_before(pipeline *p, const line *l, slice seg)
 	 * line's end is not needed (the prefix holds no newline) */
 	size_t tok = p->line_tok;
 	const char *after = tok ? linesplit_after(p->cs.buf, seg) : NULL;
-	if (after && (size_t)(p->cs.buf.p + p->cs.buf.n - after) > tok && memcmp(after, seg.p, tok + 1) == 0) {
+	if (after && (size_t)(p->cs.buf.p + p->cs.buf.n - after) > tok && bytes_same(after, seg.p, tok + 1)) {
 		p->ahead_tok = tok;
 		p->ahead_at = after;
 		return true;

@@ -1147,7 +1147,7 @@ size_t record_parse_known(slice s, record *r, recprefix *known)
 {
 	size_t n;
 	/* the same bytes up to the body (its blank included) read the same */
-	if (known->n && s.n > known->n && memcmp(s.p, known->b, known->n) == 0) {
+	if (known->n && s.n > known->n && bytes_same(s.p, known->b, known->n)) {
 		if (record_fill(s, known, r, &n))
 			return n;
 		return record_parse_general(s, r);

@@ -10,11 +10,6 @@ slice slice_from(const char *s)
 	return (slice){ s, s ? strlen(s) : 0 };
 }
 
-bool slice_eq(slice a, slice b)
-{
-	return a.n == b.n && (a.n == 0 || memcmp(a.p, b.p, a.n) == 0);
-}
-
 bool slice_eq_str(slice a, const char *s)
 {
 	return slice_eq(a, slice_from(s));
@@ -23,7 +18,7 @@ bool slice_eq_str(slice a, const char *s)
 bool slice_starts(slice a, const char *prefix)
 {
 	size_t n = strlen(prefix);
-	return a.n >= n && memcmp(a.p, prefix, n) == 0;
+	return a.n >= n && bytes_same(a.p, prefix, n);
 }
 
 long slice_find(slice hay, const char *needle, size_t nlen)
