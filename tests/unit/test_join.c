@@ -195,6 +195,24 @@ static model *analyze_text(env *e, const char *text, size_t piece)
 	return m;
 }
 
+/* The same, each read ending at a newline. */
+static model *analyze_lines(env *e, const char *text)
+{
+	model *m = calloc(1, sizeof *m);
+	model_init(m, &e->cat);
+	pipeline p;
+	pipeline_begin(&p, m, &e->rs, model_add_input(m, "t.log"));
+	for (const char *q = text; *q;) {
+		const char *nl = strchr(q, '\n');
+		size_t n = nl ? (size_t)(nl - q) + 1 : strlen(q);
+		pipeline_feed(&p, q, n);
+		q += n;
+	}
+	pipeline_end(&p);
+	model_check(m);
+	return m;
+}
+
 static void drop(model *m)
 {
 	model_free(m);
@@ -372,18 +390,7 @@ static void test_ahead(checks *c, env *e)
 	      f ? (unsigned long long)f->count : 0ULL);
 	drop(m);
 	/* line by line: each read ends at a newline */
-	m = calloc(1, sizeof *m);
-	model_init(m, &e->cat);
-	pipeline p;
-	pipeline_begin(&p, m, &e->rs, model_add_input(m, "t.log"));
-	for (const char *q = text; *q;) {
-		const char *nl = strchr(q, '\n');
-		size_t n = nl ? (size_t)(nl - q) + 1 : strlen(q);
-		pipeline_feed(&p, q, n);
-		q += n;
-	}
-	pipeline_end(&p);
-	model_check(m);
+	m = analyze_lines(e, text);
 	strbuf lines = { 0 };
 	digest(m, &lines);
 	drop(m);
@@ -432,18 +439,7 @@ static void test_redrawn(checks *c, env *e)
 	drop(m);
 	CHECK(c, strcmp(whole.p, bytes.p) == 0, "redrawn lines whole and a byte at a time alike:\n%s---\n%s", whole.p,
 	      bytes.p);
-	m = calloc(1, sizeof *m);
-	model_init(m, &e->cat);
-	pipeline p;
-	pipeline_begin(&p, m, &e->rs, model_add_input(m, "t.log"));
-	for (const char *q = text; *q;) {
-		const char *nl = strchr(q, '\n');
-		size_t n = nl ? (size_t)(nl - q) + 1 : strlen(q);
-		pipeline_feed(&p, q, n);
-		q += n;
-	}
-	pipeline_end(&p);
-	model_check(m);
+	m = analyze_lines(e, text);
 	digest(m, &lines);
 	drop(m);
 	CHECK(c, strcmp(whole.p, lines.p) == 0, "redrawn lines whole and line by line alike:\n%s---\n%s", whole.p,
