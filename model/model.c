@@ -2,6 +2,7 @@
 #include "frmatch.h"
 #include "system.h"
 #include "../parser/join.h"
+#include "../parser/lines.h"
 #include "../util/ipaddr.h"
 
 #include <ctype.h>
@@ -649,10 +650,10 @@ static void proc_seen(const model *m, proc *p, int file, uint64_t lineno, double
 	}
 }
 
-void model_activity(model *m, int file, uint64_t lineno, uint64_t off, slice line)
+void model_activity(model *m, int file, uint64_t lineno, uint64_t off, slice text)
 {
 	lineinfo li;
-	lineinfo_init(&li, line);
+	lineinfo_init(&li, text);
 	model_activity_info(m, file, lineno, &li);
 	(void)off;
 }
@@ -716,16 +717,9 @@ void model_activity_info(model *m, int file, uint64_t lineno, lineinfo *li)
 
 void model_activity_undated(model *m, int file, slice s)
 {
-	while (m->msg_file == file && s.n) {
-		const char *cr = memchr(s.p, '\r', s.n);
-		size_t n = cr ? (size_t)(cr - s.p) : s.n;
-		if (n && !join_bare((slice){ s.p, n }))
+	for (slice part; m->msg_file == file && line_part(&s, &part);)
+		if (part.n && !join_bare(part))
 			m->msg_file = -1;
-		if (!cr)
-			break;
-		s.p += n + 1;
-		s.n -= n + 1;
-	}
 }
 
 /* The lines that go on a c10 message carrying an NCCL error (see
@@ -843,7 +837,7 @@ static void on_comm_init(model *m, proc *p, int pi, const match *mt)
 			model_proc_keyed(m, pi);
 		/* a process's every communicator is on its one device */
 		slice bus = match_cap(mt, CAPT_BUSID);
-		if (bus.n && (p->busid < 0 || !slice_eq(intern_slice(&m->str, p->busid), bus)))
+		if (bus.n && !slice_eq(intern_slice(&m->str, p->busid), bus))
 			p->busid = intern_get(&m->str, bus);
 		long dev = cap_long(mt, CAPT_DEV, -1);
 		if (dev >= 0)

@@ -291,11 +291,16 @@ static void gathered(pipeline *p, const line *l, lineinfo *li, slice before, boo
 }
 
 /* The held line's NCCL prefix again at the start of s: its process's next
- * record, which join_continues_info would tell at more cost. Sets li's
- * token when it is. */
+ * record, which join_continues_info would tell at more cost. */
+static bool token_again(slice s, slice head, size_t tok)
+{
+	return tok && s.n > tok && bytes_same(s.p, head.p, tok + 1);
+}
+
+/* The same, setting li's token when it is. */
 static bool same_token(lineinfo *li, slice s, slice head, size_t tok)
 {
-	if (!tok || s.n <= tok || !bytes_same(s.p, head.p, tok + 1))
+	if (!token_again(s, head, tok))
 		return false;
 	li->nccl_tok = tok;
 	return true;
@@ -315,7 +320,7 @@ static bool ends_before(pipeline *p, const line *l, slice seg)
 	 * line's end is not needed (the prefix holds no newline) */
 	size_t tok = p->line_tok;
 	const char *after = tok ? linesplit_after(p->cs.buf, seg) : NULL;
-	if (after && (size_t)(p->cs.buf.p + p->cs.buf.n - after) > tok && bytes_same(after, seg.p, tok + 1)) {
+	if (after && token_again((slice){ after, (size_t)(p->cs.buf.p + p->cs.buf.n - after) }, seg, tok)) {
 		p->ahead_tok = tok;
 		p->ahead_at = after;
 		return true;
@@ -441,16 +446,9 @@ void pipeline_line(pipeline *p, const line *l)
 		model_activity_undated(p->m, p->file, s);
 		return;
 	}
-	while (s.n) {
-		const char *cr = memchr(s.p, '\r', s.n);
-		size_t n = cr ? (size_t)(cr - s.p) : s.n;
-		if (n)
-			segment(p, l, (slice){ s.p, n }, false, SLICE_NONE, undated);
-		if (!cr)
-			break;
-		s.p += n + 1;
-		s.n -= n + 1;
-	}
+	for (slice part; line_part(&s, &part);)
+		if (part.n)
+			segment(p, l, part, false, SLICE_NONE, undated);
 }
 
 static void on_line(void *ctx, const line *l)

@@ -194,6 +194,18 @@ bool linesplit_next(const linesplit *ls, slice buf, slice text, slice *next)
 	return true;
 }
 
+bool line_part(slice *rest, slice *part)
+{
+	if (!rest->n)
+		return false;
+	const char *cr = memchr(rest->p, '\r', rest->n);
+	size_t n = cr ? (size_t)(cr - rest->p) : rest->n, took = cr ? n + 1 : n;
+	*part = (slice){ rest->p, n };
+	rest->p += took;
+	rest->n -= took;
+	return true;
+}
+
 void linesplit_flush(linesplit *ls, line_fn fn, void *ctx)
 {
 	if (ls->ncarry)

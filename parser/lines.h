@@ -39,6 +39,10 @@ bool linesplit_next(const linesplit *ls, slice buf, slice text, slice *next);
 /* Where the line after text starts, when buf holds the newline that ends
  * text: NULL when it does not. */
 const char *linesplit_after(slice buf, slice text);
+/* The next part of *rest up to a carriage return (a progress bar's
+ * redraws), taken from *rest with the '\r': false when nothing is left. A
+ * part may be empty. */
+bool line_part(slice *rest, slice *part);
 /* Emits a pending partial line, if any (end of input or a flush timeout). */
 void linesplit_flush(linesplit *ls, line_fn fn, void *ctx);
 bool linesplit_pending(const linesplit *ls);

@@ -112,6 +112,24 @@ static void test_next(checks *c)
 	linesplit_free(&ls);
 }
 
+/* The parts of a redrawn line, empty ones too, and none of nothing. */
+static void test_parts(checks *c)
+{
+	slice rest = SLICE_LIT("\rEpoch 0: 10%\r\rEpoch 0: 20%\r"), part;
+	const char *want[] = { "", "Epoch 0: 10%", "", "Epoch 0: 20%" };
+	size_t n = 0;
+	bool same = true;
+	while (line_part(&rest, &part)) {
+		same &= n < 4 && part.n == strlen(want[n]) && memcmp(part.p, want[n], part.n) == 0;
+		n++;
+	}
+	CHECK(c, same && n == 4, "four parts in order, the empty ones too (%zu)", n);
+	rest = SLICE_LIT("no redraw");
+	CHECK(c, line_part(&rest, &part) && part.n == 9 && !rest.n && !line_part(&rest, &part), "a line without one is one part");
+	rest = SLICE_NONE;
+	CHECK(c, !line_part(&rest, &part), "nothing has no part");
+}
+
 int main(void)
 {
 	checks cc = { 0 }, *c = &cc;
@@ -207,5 +225,6 @@ int main(void)
 	}
 	CHECK(c, bad == 0, "%d placements of a CR told wrongly", bad);
 	test_next(c);
+	test_parts(c);
 	return check_done(c, "lines");
 }
