@@ -83,9 +83,11 @@ finding *findings_add(findings *fs, const catalog *cat, const findspec *sp, bool
 	char keybuf[FINDING_MAX_TEXT + 1];
 	const char *key = sp->key ? sp->key : "";
 	/* a fold key is cut as texts are: what is left still folds alike lines */
-	if (strlen(key) > FINDING_MAX_TEXT) {
-		memcpy(keybuf, key, FINDING_MAX_TEXT);
-		keybuf[FINDING_MAX_TEXT] = '\0';
+	size_t kn = strlen(key);
+	if (kn > FINDING_MAX_TEXT) {
+		kn = utf8_prefix(key, kn, FINDING_MAX_TEXT); /* no character torn */
+		memcpy(keybuf, key, kn);
+		keybuf[kn] = '\0';
 		key = keybuf;
 	}
 	const catentry *ce = cat ? catalog_find(cat, sp->id) : NULL;

@@ -890,16 +890,31 @@ static void finding_read(reader *r, const cJSON *o)
 		fault(r, "not a finding id (1 to 64 of a-z 0-9 - . _)");
 		out(r);
 	}
-	const char *title = str_key(r, o, "title"), *key = str_key(r, o, "key"),
-		   *msg = str_key(r, o, "message"), *hint = NULL;
+	/* as the writer would write them, so that what is cut at the cap
+	 * reads back the same (as evidence is, below) */
+	strbuf title = { 0 }, key = { 0 }, msg = { 0 }, hint = { 0 };
+	escape_utf8(&title, slice_from(str_key(r, o, "title")));
+	escape_utf8(&key, slice_from(str_key(r, o, "key")));
+	escape_utf8(&msg, slice_from(str_key(r, o, "message")));
 	int sev = (int)num_key(r, o, "severity", "severity", SEV_INFO, SEV_ERROR, N_INT);
-	if (field(r, o, "hint"))
-		hint = str_key(r, o, "hint");
-	if (r->bad)
+	bool hinted = field(r, o, "hint") != NULL;
+	if (hinted)
+		escape_utf8(&hint, slice_from(str_key(r, o, "hint")));
+	finding *f = r->bad ? NULL
+			    : findings_add(&m->fs, m->cat,
+					   &(findspec){ .id = id,
+							.key = key.p ? key.p : "",
+							.title = title.p ? title.p : "",
+							.severity = sev,
+							.message = msg.p ? msg.p : "",
+							.hint = hinted ? (hint.p ? hint.p : "") : NULL },
+					   NULL);
+	sb_free(&title);
+	sb_free(&key);
+	sb_free(&msg);
+	sb_free(&hint);
+	if (!f)
 		return;
-	finding *f = findings_add(&m->fs, m->cat,
-				  &(findspec){ .id = id, .key = key, .title = title, .severity = sev, .message = msg, .hint = hint },
-				  NULL);
 	for (enum keyset ks = KS_PROCS; ks <= KS_PIDS; ks++)
 		finding_keys(r, o, f, ks);
 	in_key(r, "ev");
